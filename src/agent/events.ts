@@ -1,0 +1,55 @@
+import type { AssistantMessage, ProviderError, StopReason, Usage, UserMessage } from "../providers/types.ts";
+
+/**
+ * The one event stream every front end consumes: `run -o text|json|stream-json` and `chat` are
+ * renderers of these events, none has a loop of its own.
+ */
+export type ResultSubtype = "success" | "error_max_turns" | "error_during_execution" | "error_interrupted";
+
+export interface PermissionDenial {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: Record<string, unknown>;
+}
+
+export interface RunResult {
+  type: "result";
+  schema_version: 1;
+  subtype: ResultSubtype;
+  is_error: boolean;
+  /** The final assistant text (of the last model step that produced text). */
+  result: string;
+  session_id: string;
+  provider: string;
+  model: string;
+  num_turns: number;
+  duration_ms: number;
+  duration_api_ms: number;
+  usage: Usage;
+  total_cost_usd: number | null;
+  permission_denials: PermissionDenial[];
+  errors: string[];
+}
+
+export type AgentEvent =
+  | {
+      type: "init";
+      session_id: string;
+      cwd: string;
+      provider: string;
+      model: string;
+      tools: string[];
+      mcp_servers: string[];
+      skills: string[];
+      permission_mode: string;
+    }
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  /** One complete model step: the assistant message with its stop reason and that step's usage. */
+  | { type: "assistant"; message: AssistantMessage; stop_reason: StopReason | null; usage: Usage }
+  | { type: "tool_start"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "tool_end"; id: string; name: string; is_error: boolean; content: string; duration_ms: number }
+  /** The results of one tool batch, sent back to the model as a user message. */
+  | { type: "tool_results"; message: UserMessage }
+  | { type: "api_retry"; attempt: number; max_retries: number; delay_ms: number; error: ProviderError }
+  | { type: "result"; result: RunResult };

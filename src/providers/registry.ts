@@ -1,0 +1,115 @@
+import type { ProviderQuirks, WireId } from "./types.ts";
+
+/**
+ * Built-in providers. OpenAI-compatible vendors are data (a base URL and quirk flags), not adapters.
+ */
+export interface ProviderInfo {
+  id: string;
+  name: string;
+  wire: WireId;
+  /** Default base URL in the form the wire's SDK expects. */
+  baseURL: string;
+  /** Env vars holding the key, first match wins. Empty when no key is needed. */
+  keyEnv: string[];
+  /** Env var overriding the base URL, read exactly as its SDK or tool defines it. */
+  baseURLEnv?: string;
+  needsKey: boolean;
+  /** Provider id in models.dev, for the catalogue. */
+  modelsDevId?: string;
+  quirks: ProviderQuirks;
+}
+
+export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
+  {
+    id: "openai",
+    name: "OpenAI",
+    wire: "openai",
+    baseURL: "https://api.openai.com/v1",
+    keyEnv: ["OPENAI_API_KEY"],
+    baseURLEnv: "OPENAI_BASE_URL",
+    needsKey: true,
+    modelsDevId: "openai",
+    quirks: {},
+  },
+  {
+    id: "anthropic",
+    name: "Anthropic",
+    wire: "anthropic",
+    baseURL: "https://api.anthropic.com",
+    keyEnv: ["ANTHROPIC_API_KEY"],
+    baseURLEnv: "ANTHROPIC_BASE_URL",
+    needsKey: true,
+    modelsDevId: "anthropic",
+    quirks: {},
+  },
+  {
+    id: "google",
+    name: "Google Gemini",
+    wire: "openai",
+    baseURL: "https://generativelanguage.googleapis.com/v1beta/openai",
+    keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    needsKey: true,
+    modelsDevId: "google",
+    quirks: {},
+  },
+  {
+    id: "mistral",
+    name: "Mistral",
+    wire: "mistral",
+    baseURL: "https://api.mistral.ai",
+    keyEnv: ["MISTRAL_API_KEY"],
+    baseURLEnv: "MISTRAL_BASE_URL",
+    needsKey: true,
+    modelsDevId: "mistral",
+    quirks: {},
+  },
+  {
+    id: "ollama",
+    name: "Ollama",
+    wire: "openai",
+    baseURL: "http://127.0.0.1:11434/v1",
+    keyEnv: [],
+    baseURLEnv: "OLLAMA_HOST",
+    needsKey: false,
+    quirks: { thinkingParam: "think" },
+  },
+  {
+    id: "openrouter",
+    name: "OpenRouter",
+    wire: "openai",
+    baseURL: "https://openrouter.ai/api/v1",
+    keyEnv: ["OPENROUTER_API_KEY"],
+    needsKey: true,
+    modelsDevId: "openrouter",
+    quirks: {},
+  },
+  {
+    id: "groq",
+    name: "Groq",
+    wire: "openai",
+    baseURL: "https://api.groq.com/openai/v1",
+    keyEnv: ["GROQ_API_KEY"],
+    needsKey: true,
+    modelsDevId: "groq",
+    quirks: {},
+  },
+];
+
+export function builtinProvider(id: string): ProviderInfo | undefined {
+  return BUILTIN_PROVIDERS.find((p) => p.id === id);
+}
+
+/**
+ * Ollama's host is `host:port` or a URL; the OpenAI-compatible API lives under `/v1`.
+ * `127.0.0.1:11434` → `http://127.0.0.1:11434/v1`.
+ */
+export function ollamaBaseURL(host: string): string {
+  let text = host.trim().replace(/\/+$/, "");
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `http://${text}`;
+  const url = new URL(text);
+  // A bare host gets Ollama's default port, as the ollama CLI does.
+  if (url.port === "" && url.protocol === "http:" && !/:\d+/.test(text.replace(/^http:\/\//i, "")))
+    url.port = "11434";
+  const path = url.pathname.replace(/\/+$/, "");
+  return `${url.origin}${path.endsWith("/v1") ? path : `${path}/v1`}`;
+}

@@ -1,0 +1,165 @@
+/**
+ * The provider protocol: one set of message and stream types that every wire adapter maps onto.
+ * Provider quirks stay inside the adapters; nothing above `providers/` sees an SDK type.
+ */
+
+export type ThinkingLevel = "off" | "low" | "medium" | "high";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "low", "medium", "high"];
+
+export type WireId = "openai" | "anthropic" | "mistral";
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  /** Anthropic's signature; must be sent back unchanged with the block on the next request. */
+  signature?: string;
+}
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error: boolean;
+}
+
+export type AssistantBlock = TextBlock | ThinkingBlock | ToolUseBlock;
+export type UserBlock = TextBlock | ToolResultBlock;
+export type ContentBlock = AssistantBlock | UserBlock;
+
+export interface UserMessage {
+  role: "user";
+  content: UserBlock[];
+}
+export interface AssistantMessage {
+  role: "assistant";
+  content: AssistantBlock[];
+}
+export type Message = UserMessage | AssistantMessage;
+
+/** JSON Schema of a tool's input, as produced by `z.toJSONSchema`. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** Token usage with Anthropic's meaning on every wire: input_tokens excludes cached tokens. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
+  };
+}
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal";
+
+/** What went wrong with a provider call, classified so the loop and the user can act on it. */
+export type ProviderErrorKind =
+  | "auth" // 401/403, or Gemini's 400 API_KEY_INVALID
+  | "rate_limit" // 429
+  | "overloaded" // 529 / overloaded_error
+  | "server" // other 5xx
+  | "context_overflow" // the prompt does not fit the model's window
+  | "model_not_found" // unknown model id
+  | "bad_request" // any other 4xx
+  | "network" // connection refused / reset / DNS / timeout before any response
+  | "stream_dropped" // the connection ended mid-stream, or the stream was malformed
+  | "aborted"; // the caller's AbortSignal fired
+
+export interface ProviderError {
+  kind: ProviderErrorKind;
+  /** One human-readable line; names the provider (and the key's source for auth), never the key. */
+  message: string;
+  status?: number;
+  /** Server-requested wait before retrying (retry-after-ms / retry-after / RetryInfo), in ms. */
+  retryAfterMs?: number;
+}
+
+export function isRetryable(error: ProviderError): boolean {
+  return (
+    error.kind === "rate_limit" ||
+    error.kind === "overloaded" ||
+    error.kind === "server" ||
+    error.kind === "network"
+  );
+}
+
+/**
+ * The one stream every wire produces. A stream never throws once started: failures end it with an
+ * `error` event. A successful stream ends with exactly one `done`.
+ */
+export type StreamEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  /** Anthropic thinking signature for the current thinking block. */
+  | { type: "thinking_signature"; signature: string }
+  /** A tool call began streaming (parallel calls are told apart by `index`). */
+  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; index: number; arguments_delta: string }
+  /** A tool call is complete with parsed arguments. Unparseable arguments arrive as `input: {}` plus `parse_error`. */
+  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown>; parse_error?: string }
+  | { type: "usage"; usage: Usage }
+  /** Emitted by the retry wrapper before it waits and tries again. */
+  | { type: "retry"; attempt: number; max_retries: number; delay_ms: number; error: ProviderError }
+  | { type: "done"; stop_reason: StopReason; usage: Usage }
+  | { type: "error"; error: ProviderError; usage?: Usage };
+
+/** A provider as resolved from the registry and configuration at call time. */
+export interface ResolvedProvider {
+  id: string;
+  name: string;
+  wire: WireId;
+  /** Base URL in the form the wire's SDK expects (OpenAI: with /v1; Anthropic, Mistral: the root). */
+  baseURL: string;
+  apiKey: string | undefined;
+  /** Where the key came from, for error messages: "config", "keys.json", "env OPENAI_API_KEY", "none". */
+  keySource: string;
+  headers: Record<string, string>;
+  /** Wire quirks of OpenAI-compatible vendors, e.g. how thinking is requested. */
+  quirks: ProviderQuirks;
+}
+
+export interface ProviderQuirks {
+  /** How an OpenAI-wire vendor takes a thinking level: `reasoning_effort` (default) or ollama's `think`. */
+  thinkingParam?: "reasoning_effort" | "think";
+  /** Whether the vendor accepts `stream_options.include_usage` (default true). */
+  streamUsage?: boolean;
+}
+
+export interface StreamRequest {
+  provider: ResolvedProvider;
+  /** The model id as sent to the provider (the part after the first `/`). */
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  thinking: ThinkingLevel;
+  maxTokens?: number;
+  signal: AbortSignal;
+  /** Route SDK log output; silent unless the user asked for -v. */
+  log?: (line: string) => void;
+}
+
+export type StreamFn = (request: StreamRequest) => AsyncIterable<StreamEvent>;
