@@ -29,7 +29,7 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     baseURLEnv: "OPENAI_BASE_URL",
     needsKey: true,
     modelsDevId: "openai",
-    quirks: {},
+    quirks: { maxTokensParam: "max_completion_tokens" },
   },
   {
     id: "anthropic",
@@ -71,7 +71,8 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     keyEnv: [],
     baseURLEnv: "OLLAMA_HOST",
     needsKey: false,
-    quirks: { thinkingParam: "think" },
+    // Ollama's /v1 maps reasoning_effort onto its native `think`, so no quirk is needed for thinking.
+    quirks: {},
   },
   {
     id: "openrouter",

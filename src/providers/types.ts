@@ -142,8 +142,11 @@ export interface ResolvedProvider {
 }
 
 export interface ProviderQuirks {
-  /** How an OpenAI-wire vendor takes a thinking level: `reasoning_effort` (default) or ollama's `think`. */
-  thinkingParam?: "reasoning_effort" | "think";
+  /**
+   * Which output cap an OpenAI-wire vendor reads: OpenAI's reasoning models reject `max_tokens`, while
+   * Ollama's /v1 reads only `max_tokens` (the default).
+   */
+  maxTokensParam?: "max_tokens" | "max_completion_tokens";
   /** Whether the vendor accepts `stream_options.include_usage` (default true). */
   streamUsage?: boolean;
 }

@@ -1,0 +1,217 @@
+import type {
+  AssistantBlock,
+  AssistantMessage,
+  Message,
+  ProviderError,
+  ResolvedProvider,
+  StopReason,
+  StreamFn,
+  ThinkingLevel,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+} from "../providers/types.ts";
+import { addUsage, emptyUsage } from "../providers/types.ts";
+import type { AgentTool, ApproveFn } from "../tools/types.ts";
+import type { AgentEvent, PermissionDenial, ResultSubtype, RunResult } from "./events.ts";
+import { runToolBatch } from "./tool-batch.ts";
+
+export interface AgentInput {
+  sessionId: string;
+  cwd: string;
+  provider: ResolvedProvider;
+  model: string;
+  system: string;
+  /** Prior conversation plus the new user message; the loop appends to a copy. */
+  messages: Message[];
+  thinking: ThinkingLevel;
+  tools: AgentTool[];
+  permissionMode: "read" | "ask" | "auto";
+  maxTurns: number;
+  signal: AbortSignal;
+}
+
+export interface AgentDeps {
+  stream: StreamFn;
+  /** Decides write/execute tool calls in mode `ask`; absent means deny. */
+  approve?: ApproveFn;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+interface StepOutcome {
+  message: AssistantMessage;
+  stopReason: StopReason | null;
+  usage: Usage;
+  error?: ProviderError;
+}
+
+/** Streams one model request, forwarding deltas and assembling the assistant message in arrival order. */
+async function* runStep(
+  input: AgentInput,
+  messages: Message[],
+  deps: AgentDeps,
+): AsyncGenerator<AgentEvent, StepOutcome> {
+  const blocks: AssistantBlock[] = [];
+  let usage = emptyUsage();
+  let stopReason: StopReason | null = null;
+  let error: ProviderError | undefined;
+  const last = () => blocks[blocks.length - 1];
+
+  const stream = deps.stream({
+    provider: input.provider,
+    model: input.model,
+    system: input.system,
+    messages,
+    tools: input.tools.map((t) => t.spec),
+    thinking: input.thinking,
+    signal: input.signal,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  for await (const event of stream) {
+    switch (event.type) {
+      case "text_delta": {
+        const block = last();
+        if (block?.type === "text") block.text += event.text;
+        else blocks.push({ type: "text", text: event.text });
+        yield { type: "text_delta", text: event.text };
+        break;
+      }
+      case "thinking_delta": {
+        const block = last();
+        if (block?.type === "thinking") block.thinking += event.text;
+        else blocks.push({ type: "thinking", thinking: event.text });
+        yield { type: "thinking_delta", text: event.text };
+        break;
+      }
+      case "thinking_signature": {
+        const block = [...blocks].reverse().find((b) => b.type === "thinking");
+        if (block?.type === "thinking") block.signature = event.signature;
+        break;
+      }
+      case "tool_call":
+        blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input });
+        break;
+      case "usage":
+        usage = event.usage;
+        break;
+      case "retry":
+        yield {
+          type: "api_retry",
+          attempt: event.attempt,
+          max_retries: event.max_retries,
+          delay_ms: event.delay_ms,
+          error: event.error,
+        };
+        break;
+      case "done":
+        stopReason = event.stop_reason;
+        usage = event.usage;
+        break;
+      case "error":
+        error = event.error;
+        if (event.usage) usage = event.usage;
+        break;
+      default:
+        break;
+    }
+  }
+  return { message: { role: "assistant", content: blocks }, stopReason, usage, ...(error ? { error } : {}) };
+}
+
+function textOf(message: AssistantMessage): string {
+  return message.content
+    .filter((b) => b.type === "text")
+    .map((b) => b.text)
+    .join("");
+}
+
+/**
+ * The agent loop: send context → stream → run tool calls → append results → repeat, until the model
+ * stops, --max-turns is reached or the signal fires. Always ends with exactly one `result` event.
+ */
+export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenerator<AgentEvent> {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const messages = [...input.messages];
+  const denials: PermissionDenial[] = [];
+  const errors: string[] = [];
+  let usage = emptyUsage();
+  let apiMs = 0;
+  let turns = 0;
+  let finalText = "";
+  let subtype: ResultSubtype = "success";
+
+  yield {
+    type: "init",
+    session_id: input.sessionId,
+    cwd: input.cwd,
+    provider: input.provider.id,
+    model: input.model,
+    tools: input.tools.map((t) => t.spec.name),
+    mcp_servers: [],
+    skills: [],
+    permission_mode: input.permissionMode,
+  };
+
+  for (;;) {
+    if (input.signal.aborted) {
+      subtype = "error_interrupted";
+      break;
+    }
+    if (turns >= input.maxTurns) {
+      subtype = "error_max_turns";
+      errors.push(`reached the limit of ${input.maxTurns} model requests (--max-turns)`);
+      break;
+    }
+    turns++;
+    const stepStart = now();
+    const step = yield* runStep(input, messages, deps);
+    apiMs += now() - stepStart;
+    usage = addUsage(usage, step.usage);
+    const text = textOf(step.message);
+    if (text) finalText = text;
+
+    if (step.error || input.signal.aborted) {
+      if (step.message.content.length > 0) messages.push(step.message);
+      if (input.signal.aborted || step.error?.kind === "aborted") {
+        subtype = "error_interrupted";
+        errors.push("interrupted");
+      } else {
+        subtype = "error_during_execution";
+        errors.push(step.error?.message ?? "the model request failed");
+      }
+      break;
+    }
+
+    messages.push(step.message);
+    yield { type: "assistant", message: step.message, stop_reason: step.stopReason, usage: step.usage };
+
+    const calls = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    if (calls.length === 0) break;
+
+    const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials);
+    const resultMessage: Message = { role: "user", content: results };
+    messages.push(resultMessage);
+    yield { type: "tool_results", message: resultMessage };
+  }
+
+  const result: RunResult = {
+    type: "result",
+    schema_version: 1,
+    subtype,
+    is_error: subtype !== "success",
+    result: finalText,
+    session_id: input.sessionId,
+    provider: input.provider.id,
+    model: input.model,
+    num_turns: turns,
+    duration_ms: now() - started,
+    duration_api_ms: apiMs,
+    usage,
+    total_cost_usd: null,
+    permission_denials: denials,
+    errors,
+  };
+  yield { type: "result", result };
+}

@@ -1,0 +1,110 @@
+import { type CommandDef, renderUsage, runCommand } from "citty";
+import { describeError, exitCodeFor, IonError } from "./errors.ts";
+import { VERSION } from "./version.ts";
+
+type LoadCommand = () => Promise<CommandDef>;
+
+/** Only commands that work are listed. Each module's top level imports nothing heavy. */
+const COMMANDS: Record<string, LoadCommand> = {
+  run: () => import("./commands/run.ts").then((m) => m.default as CommandDef),
+};
+
+const root: CommandDef = {
+  meta: {
+    name: "ion",
+    version: VERSION,
+    description: "A fast, scriptable, multi-provider terminal LLM agent",
+  },
+  subCommands: COMMANDS,
+};
+
+/**
+ * Set once a command module runs: from then on output may have gone through process.stdout/stderr,
+ * which must be flushed before exit. Until then ion writes with console.* only, because the first
+ * touch of process.stdout/stderr costs ~20 ms of start-up (see main.ts).
+ */
+let streamsInUse = false;
+
+function writeOut(text: string): void {
+  if (streamsInUse) process.stdout.write(`${text}\n`);
+  else console.log(text);
+}
+
+function writeErr(text: string): void {
+  if (streamsInUse) process.stderr.write(`${text}\n`);
+  else console.error(text);
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (!stream.write("", () => resolve())) stream.once("drain", () => resolve());
+  });
+}
+
+/**
+ * Whether stdout is a terminal. `Bun.enableANSIColors` (free: Bun works it out at start-up) is false
+ * unless stdout or stderr is a terminal, and under NO_COLOR; only then is node:tty (~5 ms) asked.
+ */
+async function stdoutIsTTY(): Promise<boolean> {
+  if (!Bun.enableANSIColors) return false;
+  const { isatty } = await import("node:tty");
+  return isatty(1);
+}
+
+/** citty colours its usage text; keep it plain for pipes and NO_COLOR. */
+async function usage(command: CommandDef, parent?: CommandDef): Promise<string> {
+  const text = await renderUsage(command, parent);
+  const plain = (process.env.NO_COLOR ?? "") !== "" || !(await stdoutIsTTY());
+  return plain ? Bun.stripANSI(text) : text;
+}
+
+function isHelp(arg: string): boolean {
+  return arg === "--help" || arg === "-h";
+}
+
+function report(err: unknown): number {
+  const code = err instanceof IonError ? err.code : "internal";
+  writeErr(`ion: ${describeError(err)}`);
+  if (err instanceof IonError && err.hint) writeErr(`  ${err.hint}`);
+  if (code === "internal" && process.env.ION_DEBUG && err instanceof Error && err.stack) writeErr(err.stack);
+  return exitCodeFor(code);
+}
+
+/** Runs the command line; resolves to the exit status once all output is flushed. */
+export async function dispatch(argv: string[]): Promise<number> {
+  const code = await dispatchInner(argv);
+  if (streamsInUse) await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  return code;
+}
+
+async function dispatchInner(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || isHelp(name)) {
+      writeOut(await usage(root));
+      return 0;
+    }
+    if (name === "--version" || name === "-V") {
+      writeOut(`ion ${VERSION}`);
+      return 0;
+    }
+    const load = COMMANDS[name];
+    if (!load) {
+      const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;
+      throw new IonError("usage", what, {
+        hint: `available: ${Object.keys(COMMANDS).join(", ")}; see \`ion --help\``,
+      });
+    }
+    const command = await load();
+    const helpAt = rest.findIndex((a) => a === "--" || isHelp(a));
+    if (helpAt >= 0 && rest[helpAt] !== "--") {
+      writeOut(await usage(command, root));
+      return 0;
+    }
+    streamsInUse = true;
+    await runCommand(command, { rawArgs: rest });
+    return 0;
+  } catch (err) {
+    return report(err);
+  }
+}

@@ -1,0 +1,87 @@
+import type { ArgsDef } from "citty";
+import { IonError } from "../errors.ts";
+
+interface FlagInfo {
+  name: string;
+  takesValue: boolean;
+  boolean: boolean;
+}
+
+function flagTable(args: ArgsDef): Map<string, FlagInfo> {
+  const table = new Map<string, FlagInfo>();
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type === "positional") continue;
+    const info = {
+      name,
+      takesValue: def.type === "string" || def.type === "enum",
+      boolean: def.type === "boolean",
+    };
+    table.set(name, info);
+    const aliases = "alias" in def && def.alias !== undefined ? [def.alias].flat() : [];
+    for (const alias of aliases) table.set(alias, info);
+  }
+  table.set("help", { name: "help", takesValue: false, boolean: true });
+  table.set("h", { name: "help", takesValue: false, boolean: true });
+  return table;
+}
+
+/**
+ * citty accepts any flag; ion refuses unknown ones (exit 64) and collects repeatable ones, which citty
+ * would collapse to the last value. Returns the values of each repeatable flag in order.
+ */
+export function checkFlags(
+  command: string,
+  rawArgs: string[],
+  args: ArgsDef,
+  repeatable: string[] = [],
+): Record<string, string[]> {
+  const table = flagTable(args);
+  const collected: Record<string, string[]> = Object.fromEntries(repeatable.map((r) => [r, []]));
+  const unknown = (flag: string) =>
+    new IonError("usage", `unknown option ${flag} for "ion ${command}"`, {
+      hint: `see \`ion ${command} --help\``,
+    });
+
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") break;
+    if (!arg.startsWith("-") || arg === "-") continue;
+    const long = arg.startsWith("--");
+    const [rawName, inline] = long
+      ? (arg.slice(2).split(/=(.*)/s) as [string, string?])
+      : [arg.slice(1), undefined];
+    const names = long ? [rawName] : [...rawName];
+    for (const [position, name] of names.entries()) {
+      let info = table.get(name);
+      if (!info && long && name.startsWith("no-")) {
+        const negated = table.get(name.slice(3));
+        if (negated?.boolean) info = negated;
+      }
+      if (!info) throw unknown(long ? `--${name}` : `-${name}`);
+      if (!info.takesValue) continue;
+      const isLast = position === names.length - 1;
+      let value = inline;
+      if (value === undefined) {
+        if (!isLast) value = rawName.slice(position + 1);
+        else value = rawArgs[++i];
+      }
+      if (value === undefined)
+        throw new IonError("usage", `option ${arg} needs a value`, { hint: `see \`ion ${command} --help\`` });
+      collected[info.name]?.push(value);
+      break;
+    }
+  }
+  return collected;
+}
+
+export function parsePositiveInt(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new IonError("usage", `${flag} must be a positive whole number, got "${value}"`);
+  return n;
+}
+
+export function parseChoice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new IonError("usage", `${flag} must be one of ${choices.join(", ")}, got "${value}"`);
+}

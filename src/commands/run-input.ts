@@ -1,0 +1,58 @@
+import { resolve } from "node:path";
+import { IonError } from "../errors.ts";
+import type { UserBlock } from "../providers/types.ts";
+
+export interface PromptSources {
+  /** The prompt words from the command line, joined; "-" means read it from stdin. */
+  prompt: string;
+  files: string[];
+  cwd: string;
+  stdinIsTTY: boolean;
+  readStdin: () => Promise<string>;
+}
+
+function looksBinary(bytes: Uint8Array): boolean {
+  const sample = bytes.subarray(0, 8000);
+  return sample.includes(0);
+}
+
+async function readContextFile(path: string, cwd: string): Promise<string> {
+  const full = resolve(cwd, path);
+  const file = Bun.file(full);
+  if (!(await file.exists())) throw new IonError("io", `cannot read ${path}: no such file`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await file.bytes();
+  } catch (err) {
+    throw new IonError("io", `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (looksBinary(bytes)) throw new IonError("io", `cannot attach ${path}: it is a binary file`);
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * The user's message: the prompt from arguments or stdin; piped stdin alongside a prompt is attached
+ * as context; `-f` files are attached before the prompt.
+ */
+export async function buildUserContent(sources: PromptSources): Promise<UserBlock[]> {
+  const blocks: UserBlock[] = [];
+  let prompt = sources.prompt.trim();
+  const fromStdin = !sources.stdinIsTTY ? await sources.readStdin() : "";
+
+  if (prompt === "-" || (prompt === "" && !sources.stdinIsTTY)) {
+    prompt = fromStdin.trim();
+  } else if (fromStdin.trim() !== "") {
+    blocks.push({ type: "text", text: `<stdin>\n${fromStdin.replace(/\n$/, "")}\n</stdin>` });
+  }
+  for (const path of sources.files) {
+    const content = await readContextFile(path, sources.cwd);
+    blocks.push({ type: "text", text: `<file path="${path}">\n${content.replace(/\n$/, "")}\n</file>` });
+  }
+  if (prompt === "") {
+    throw new IonError("usage", "no prompt given", {
+      hint: 'pass it as an argument (`ion run "…"`) or pipe it on stdin (`echo "…" | ion run`)',
+    });
+  }
+  blocks.push({ type: "text", text: prompt });
+  return blocks;
+}

@@ -1,0 +1,33 @@
+import { defineCommand } from "citty";
+
+/** Flag definitions only: `ion run --help` must not load the agent, the config or any SDK. */
+export const runArgs = {
+  prompt: { type: "positional", required: false, description: 'The prompt; "-" or none reads it from stdin' },
+  model: {
+    type: "string",
+    alias: "m",
+    description: "Model as provider/model, e.g. anthropic/claude-sonnet-4-5",
+  },
+  "output-format": { type: "string", alias: "o", description: "text | json | stream-json", default: "text" },
+  quiet: { type: "boolean", alias: "q", description: "No progress on stderr" },
+  verbose: {
+    type: "boolean",
+    alias: "v",
+    description: "Thinking, tool results, usage and SDK logs on stderr",
+  },
+  file: { type: "string", alias: "f", description: "Attach a file as context (repeatable)" },
+  cwd: { type: "string", description: "Run in this directory (the workspace root)" },
+  thinking: { type: "string", description: "Thinking level: off | low | medium | high" },
+  system: { type: "string", description: "Replace the configured preamble with this text" },
+  partial: { type: "boolean", description: "stream-json: also emit text and thinking deltas" },
+  "max-turns": { type: "string", description: "Stop after this many model requests (default 50)" },
+} as const;
+
+export default defineCommand({
+  meta: { name: "run", description: "Run one agent job and print its answer (for scripts and pipes)" },
+  args: runArgs,
+  async run({ rawArgs }) {
+    const { executeRun } = await import("./run-exec.ts");
+    await executeRun(rawArgs);
+  },
+});

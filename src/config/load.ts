@@ -1,0 +1,208 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { IonError } from "../errors.ts";
+import { configFiles, type Env } from "./paths.ts";
+import {
+  type Config,
+  ConfigSchema,
+  type Keys,
+  KeysSchema,
+  type Layer,
+  locateJsonError,
+  validate,
+} from "./schema.ts";
+
+export type { Layer } from "./schema.ts";
+
+export interface LoadOptions {
+  cwd: string;
+  env?: Env;
+  /** Settings from command-line flags, applied last. */
+  overrides?: Config;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Dotted leaf path (`providers.openai.api_key`) → the layer that set it. */
+  sources: Record<string, Layer>;
+  warnings: string[];
+  /** `keys.json`: provider id → key. Kept apart from `config` so its source stays known. */
+  keys: Keys;
+  files: { user: string; project: string; keys: string };
+}
+
+/** Built-in defaults: deliberately empty — no model is hard-coded, and features own their defaults. */
+export const DEFAULT_CONFIG: Config = {};
+
+/** Keys a project file may not set until project trust exists. */
+const PROJECT_RESTRICTED = ["hooks", "mcpServers", "permissions", "tools"] as const;
+
+/** Loads and layers configuration. Reads only: nothing is ever written while loading. */
+export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const files = configFiles(options.cwd, env);
+  const warnings: string[] = [];
+  const layers: Array<[Layer, Config]> = [["default", DEFAULT_CONFIG]];
+
+  const user = await readJson(files.user);
+  if (user !== undefined) layers.push(["user", checkConfig(files.user, user, warnings)]);
+
+  const project = files.project === files.user ? undefined : await readJson(files.project);
+  if (project !== undefined) {
+    const skipped = stripRestricted(project);
+    if (skipped.length > 0) {
+      const names = skipped.map((key) => `"${key}"`).join(", ");
+      warnings.push(
+        `skipped ${names} in ${files.project}: a project file cannot set hooks, mcpServers or tool permissions ` +
+          `(project trust is not supported yet); set them in ${files.user}`,
+      );
+    }
+    layers.push(["project", checkConfig(files.project, project, warnings)]);
+  }
+
+  const fromEnv: Config = {};
+  if (env.ION_PROVIDER) fromEnv.provider = env.ION_PROVIDER;
+  if (env.ION_MODEL) fromEnv.model = env.ION_MODEL;
+  layers.push(["env", fromEnv]);
+  if (options.overrides)
+    layers.push(["flag", checkConfig("command-line flags", options.overrides, warnings)]);
+
+  const merged: Record<string, unknown> = {};
+  const sources: Record<string, Layer> = {};
+  for (const [layer, config] of layers) mergeInto(merged, config, layer, sources, "");
+
+  const keys = await readKeys(files.keys, warnings);
+  return { config: merged as Config, sources, warnings, keys, files };
+}
+
+function checkConfig(file: string, raw: unknown, warnings: string[]): Config {
+  const result = validate(ConfigSchema, raw);
+  if (!result.ok) throw new IonError("config", `${file}: ${result.error}`);
+  for (const key of result.unknownKeys) warnings.push(`unknown key "${key}" in ${file}`);
+  return result.value;
+}
+
+function stripRestricted(raw: unknown): string[] {
+  if (!isPlainObject(raw)) return [];
+  const skipped = PROJECT_RESTRICTED.filter((key) => Object.hasOwn(raw, key));
+  for (const key of skipped) delete raw[key];
+  return skipped;
+}
+
+async function readKeys(file: string, warnings: string[]): Promise<Keys> {
+  const raw = await readJson(file);
+  if (raw === undefined) return {};
+  const result = validate(KeysSchema, raw);
+  if (!result.ok) throw new IonError("config", `${file}: ${result.error}`);
+  if (process.platform !== "win32") {
+    const mode = (await stat(file)).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      warnings.push(`${file} is readable by other users (mode ${mode.toString(8)}); run: chmod 600 ${file}`);
+    }
+  }
+  return result.value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Deep merge: objects merge key by key, everything else (arrays included) replaces. */
+function mergeInto(
+  target: Record<string, unknown>,
+  layer: Record<string, unknown>,
+  label: Layer,
+  sources: Record<string, Layer>,
+  prefix: string,
+): void {
+  for (const [key, value] of Object.entries(layer)) {
+    if (value === undefined || key === "__proto__") continue;
+    const path = prefix === "" ? key : `${prefix}.${key}`;
+    if (isPlainObject(value)) {
+      const current = target[key];
+      const next: Record<string, unknown> = isPlainObject(current) ? current : {};
+      target[key] = next;
+      if (Object.keys(value).length === 0) sources[path] = label;
+      mergeInto(next, value, label, sources, path);
+    } else {
+      target[key] = value;
+      sources[path] = label;
+    }
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+function errorText(err: unknown): string {
+  return (
+    (err as NodeJS.ErrnoException | undefined)?.code ?? (err instanceof Error ? err.message : String(err))
+  );
+}
+
+/** Reads and parses a JSON file; `undefined` when it does not exist. An empty file is `{}`. */
+export async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw new IonError("io", `${file}: cannot read (${errorText(err)})`, { cause: err });
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    if (!(err instanceof SyntaxError)) throw err;
+    // The parser's own message can quote the offending token (maybe a key), so it is not shown.
+    const where = locateJsonError(text);
+    const detail = where ? ` at line ${where.line}, column ${where.column}: ${where.reason}` : "";
+    throw new IonError("config", `${file}: invalid JSON${detail}`, { cause: err });
+  }
+}
+
+/** Writes JSON atomically (temp file + rename). `mode` defaults to the existing file's mode. */
+export async function atomicWriteJson(path: string, value: unknown, mode?: number): Promise<void> {
+  const dir = dirname(path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
+  try {
+    await mkdir(dir, { recursive: true });
+    const finalMode = mode ?? (await existingMode(path));
+    const handle = await open(tmp, "wx", finalMode ?? 0o666);
+    try {
+      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
+      if (finalMode !== undefined) await handle.chmod(finalMode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw new IonError("io", `cannot write ${path} (${errorText(err)})`, { cause: err });
+  }
+}
+
+async function existingMode(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mode & 0o777;
+  } catch (err) {
+    if (isMissing(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Stores a provider's key in `<configDir>/keys.json` (mode 0600; the directory 0700 when created). */
+export async function writeKey(dir: string, providerId: string, key: string): Promise<void> {
+  if (providerId === "" || key === "") throw new IonError("config", "a provider id and a key are required");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, "keys.json");
+  const raw = await readJson(file);
+  const current = raw === undefined ? { ok: true as const, value: {} } : validate(KeysSchema, raw);
+  if (!current.ok) throw new IonError("config", `${file}: ${current.error}`);
+  await atomicWriteJson(file, { ...current.value, [providerId]: key }, 0o600);
+}

@@ -1,0 +1,58 @@
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+
+/**
+ * XDG locations. Every function takes the environment as an argument so tests pass their own and
+ * never touch the real home directory.
+ */
+export type Env = Record<string, string | undefined>;
+
+function home(env: Env): string {
+  return nonEmpty(env.HOME) ?? homedir();
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** XDG base directories must be absolute; a relative value is ignored, as the spec says. */
+function xdg(env: Env, name: string): string | undefined {
+  const value = nonEmpty(env[name]);
+  return value !== undefined && isAbsolute(value) ? value : undefined;
+}
+
+function own(env: Env, name: string): string | undefined {
+  const value = nonEmpty(env[name]);
+  return value === undefined ? undefined : resolve(value);
+}
+
+/** `$ION_CONFIG_DIR` › `$XDG_CONFIG_HOME/ion` › `~/.config/ion`. */
+export function configDir(env: Env = process.env): string {
+  const base = xdg(env, "XDG_CONFIG_HOME");
+  return own(env, "ION_CONFIG_DIR") ?? (base ? join(base, "ion") : join(home(env), ".config", "ion"));
+}
+
+/** `$ION_DATA_DIR` › `$XDG_DATA_HOME/ion` › `~/.local/share/ion`. */
+export function dataDir(env: Env = process.env): string {
+  const base = xdg(env, "XDG_DATA_HOME");
+  return own(env, "ION_DATA_DIR") ?? (base ? join(base, "ion") : join(home(env), ".local", "share", "ion"));
+}
+
+/** `$XDG_CACHE_HOME/ion` › `~/.cache/ion`. */
+export function cacheDir(env: Env = process.env): string {
+  const base = xdg(env, "XDG_CACHE_HOME");
+  return base ? join(base, "ion") : join(home(env), ".cache", "ion");
+}
+
+/** The files configuration is read from. */
+export function configFiles(
+  cwd: string,
+  env: Env = process.env,
+): { user: string; project: string; keys: string } {
+  const dir = configDir(env);
+  return {
+    user: join(dir, "config.json"),
+    project: join(resolve(cwd), ".ion", "config.json"),
+    keys: join(dir, "keys.json"),
+  };
+}

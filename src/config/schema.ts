@@ -1,0 +1,206 @@
+import { z } from "zod";
+
+/**
+ * The configuration schema: the single source of truth for `config.json`, the project's
+ * `.ion/config.json` and `keys.json`. Known sections are strict so unknown keys can be reported
+ * (as warnings, never failures); extension sections (`memory`, `hooks`, `mcpServers`, `skills`) are
+ * loose until their features define them.
+ */
+
+const positiveInt = z.number().int().positive();
+const urlOrNull = z.string().nullable();
+
+export const ProviderConfigSchema = z.strictObject({
+  /** Only user-defined providers need it; any id that is not built in is OpenAI-compatible. */
+  type: z.literal("openai-compatible").optional(),
+  name: z.string().optional(),
+  api_key: z.string().optional(),
+  /** Base URL in the form the wire's SDK expects (OpenAI-compatible: with `/v1`). */
+  api_base: urlOrNull.optional(),
+  models: z.array(z.string()).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  context_window: positiveInt.optional(),
+});
+
+export const ThinkingSchema = z.enum(["off", "low", "medium", "high"]);
+
+export const ConfigSchema = z.strictObject({
+  /** Editors' JSON-schema hint; accepted and ignored. */
+  $schema: z.string().optional(),
+  // Flat form of the original design: top-level key and base URL apply to the selected provider.
+  provider: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  api_key: z.string().optional(),
+  api_base: urlOrNull.optional(),
+  preamble: z.string().optional(),
+  context_window: positiveInt.optional(),
+  // Full form.
+  providers: z.record(z.string(), ProviderConfigSchema).optional(),
+  thinking: ThinkingSchema.optional(),
+  tools: z.strictObject({ disabled: z.array(z.string()).optional() }).optional(),
+  permissions: z.strictObject({ mode: z.enum(["read", "ask", "auto"]).optional() }).optional(),
+  workspace: z.strictObject({ allow: z.array(z.string()).optional() }).optional(),
+  history: z
+    .strictObject({
+      retention_days: z.number().int().min(0).optional(),
+      compact_threshold: z.number().min(0).max(1).optional(),
+    })
+    .optional(),
+  memory: z.looseObject({}).optional(),
+  hooks: z.record(z.string(), z.unknown()).optional(),
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+  skills: z.looseObject({}).optional(),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Where a setting came from, low → high precedence. */
+export type Layer = "default" | "user" | "project" | "env" | "flag";
+export const LAYER_RANK: Record<Layer, number> = { default: 0, user: 1, project: 2, env: 3, flag: 4 };
+export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
+
+/** `keys.json`: provider id → API key. */
+export const KeysSchema = z.record(z.string(), z.string());
+export type Keys = z.infer<typeof KeysSchema>;
+
+/** `["providers", "openai", "models", 0]` → `providers.openai.models[0]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out === "" ? "(top level)" : out;
+}
+
+/** zod's "Invalid input: expected number, received string" → "expected number, received string". */
+function expectation(message: string): string {
+  return message.replace(/^[A-Z][a-z]+(?: [a-z]+)?: (?=expected)/, "");
+}
+
+export type Validated<T> = { ok: true; value: T; unknownKeys: string[] } | { ok: false; error: string };
+
+/**
+ * Validates `value` against a schema whose unknown keys are reported rather than fatal. Any other
+ * issue is an error: `<field path>: <what was expected>` (values are never echoed: they may be keys).
+ */
+export function validate<T>(schema: z.ZodType<T>, value: unknown): Validated<T> {
+  const first = schema.safeParse(value);
+  if (first.success) return { ok: true, value: first.data, unknownKeys: [] };
+  const unknown = first.error.issues.filter((issue) => issue.code === "unrecognized_keys");
+  const others = first.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
+  const head = others[0];
+  if (head) {
+    const more = others.length > 1 ? ` (and ${others.length - 1} more)` : "";
+    return { ok: false, error: `${formatPath(head.path)}: ${expectation(head.message)}${more}` };
+  }
+  const pruned = structuredClone(value);
+  const unknownKeys: string[] = [];
+  for (const issue of unknown) {
+    const parent = lookup(pruned, issue.path);
+    for (const key of issue.keys) {
+      unknownKeys.push(issue.path.length === 0 ? key : `${formatPath(issue.path)}.${key}`);
+      if (parent) delete parent[key];
+    }
+  }
+  const second = schema.safeParse(pruned);
+  if (!second.success) {
+    const issue = second.error.issues[0];
+    return {
+      ok: false,
+      error: issue ? `${formatPath(issue.path)}: ${expectation(issue.message)}` : "invalid",
+    };
+  }
+  return { ok: true, value: second.data, unknownKeys: unknownKeys.sort() };
+}
+
+function lookup(root: unknown, path: readonly PropertyKey[]): Record<PropertyKey, unknown> | undefined {
+  let node: unknown = root;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return typeof node === "object" && node !== null ? (node as Record<PropertyKey, unknown>) : undefined;
+}
+
+class JsonSyntax {
+  constructor(
+    readonly offset: number,
+    readonly reason: string,
+  ) {}
+}
+
+/**
+ * Where and why `text` is not valid JSON. Bun's `JSON.parse` reports no position and its message may
+ * quote the offending token, so malformed files are located with this small scanner instead.
+ */
+export function locateJsonError(text: string): { line: number; column: number; reason: string } | undefined {
+  let i = 0;
+  function fail(reason: string): never {
+    throw new JsonSyntax(i, text[i] === undefined ? "unexpected end of file" : reason);
+  }
+  const space = () => {
+    while (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r") i++;
+  };
+  const string = (what: string) => {
+    if (text[i] !== '"') fail(`expected ${what} in double quotes`);
+    for (i++; text[i] !== '"'; i++) {
+      const c = text[i];
+      if (c === undefined || c === "\n") fail("unterminated string");
+      else if (c === "\\") i++;
+      else if (c < " ") fail("control character in string");
+    }
+    i++;
+  };
+  const literal = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+  const value = (): void => {
+    space();
+    const open = text[i];
+    if (open === "{" || open === "[") {
+      const close = open === "{" ? "}" : "]";
+      i++;
+      space();
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      for (;;) {
+        space();
+        if (open === "{") {
+          string("a property name");
+          space();
+          if (text[i] !== ":") fail("expected ':' after the property name");
+          i++;
+        }
+        value();
+        space();
+        if (text[i] === close) {
+          i++;
+          return;
+        }
+        if (text[i] !== ",") fail(`expected ',' or '${close}'`);
+        i++;
+        space();
+        if (text[i] === close) fail(`trailing comma before '${close}'`);
+      }
+    }
+    if (open === '"') {
+      string("a string");
+      return;
+    }
+    literal.lastIndex = i;
+    if (!literal.test(text)) fail("unexpected character (strings need double quotes)");
+    i = literal.lastIndex;
+  };
+  try {
+    value();
+    space();
+    if (i < text.length) fail("unexpected text after the end of the JSON value");
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof JsonSyntax)) throw err;
+    const before = text.slice(0, err.offset);
+    const line = before.split("\n").length;
+    return { line, column: err.offset - before.lastIndexOf("\n"), reason: err.reason };
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The Anthropic Messages wire: ion's messages → `POST /v1/messages` with `stream: true` through the official
+ * SDK, and the raw SSE events → StreamEvents. Never throws once started; failures end the stream with one
+ * `error` event.
+ */
+import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type { Stream } from "@anthropic-ai/sdk/core/streaming";
+import type {
+  ContentBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  RawMessageStreamEvent,
+  StopReason as WireStopReason,
+} from "@anthropic-ai/sdk/resources/messages";
+import {
+  abortedError,
+  authMessage,
+  classifyHttpError,
+  droppedError,
+  networkError,
+  redact,
+} from "./errors.ts";
+import type {
+  Message,
+  ProviderError,
+  StopReason,
+  StreamEvent,
+  StreamRequest,
+  ThinkingLevel,
+  Usage,
+} from "./types.ts";
+import { emptyUsage } from "./types.ts";
+
+/**
+ * `max_tokens` when the caller knows no model limit: every current Claude model accepts 8192 output tokens
+ * (the smallest cap in the lineup), and it is room for a long answer or a large file write. Callers that know
+ * the model's output limit (models.dev) pass `maxTokens`.
+ */
+export const DEFAULT_MAX_TOKENS = 8192;
+
+/** `thinking.budget_tokens` per level (the API's minimum is 1024; SPEC: ≈1k/4k/16k). */
+export const THINKING_BUDGET: Record<Exclude<ThinkingLevel, "off">, number> = {
+  low: 1024,
+  medium: 4096,
+  high: 16384,
+};
+
+/** In-stream `event: error` carries no status; the HTTP status Anthropic documents for each error type. */
+const STATUS_OF_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/** ion's history → the wire's messages. Unsigned thinking and empty text would be rejected, so they are dropped. */
+export function toWireMessages(messages: Message[]): MessageParam[] {
+  const out: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
+  for (const message of messages) {
+    const content: ContentBlockParam[] = [];
+    for (const block of message.content) {
+      if (block.type === "text") {
+        if (block.text) content.push({ type: "text", text: block.text });
+      } else if (block.type === "thinking") {
+        if (block.signature)
+          content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
+      } else if (block.type === "tool_use") {
+        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
+      } else {
+        const { tool_use_id, content: text, is_error } = block;
+        content.push({ type: "tool_result", tool_use_id, content: text, is_error });
+      }
+    }
+    if (content.length > 0) out.push({ role: message.role, content });
+  }
+  // A cache breakpoint on the newest user block: the next turn re-reads the whole conversation from cache.
+  const last = out.at(-1);
+  const block = last?.role === "user" ? last.content.at(-1) : undefined;
+  if (block && (block.type === "text" || block.type === "tool_result")) block.cache_control = EPHEMERAL;
+  return out;
+}
+
+export function toWireParams(request: StreamRequest): MessageCreateParamsStreaming {
+  const base = request.maxTokens ?? DEFAULT_MAX_TOKENS;
+  const budget = request.thinking === "off" ? undefined : THINKING_BUDGET[request.thinking];
+  return {
+    model: request.model,
+    // max_tokens counts thinking too and must exceed the budget: keep the answer's room on top of it.
+    max_tokens: budget === undefined ? base : Math.max(base, budget + DEFAULT_MAX_TOKENS),
+    messages: toWireMessages(request.messages),
+    ...(request.system
+      ? { system: [{ type: "text" as const, text: request.system, cache_control: EPHEMERAL }] }
+      : {}),
+    ...(request.tools.length > 0
+      ? {
+          tools: request.tools.map((t) => ({
+            name: t.name,
+            description: t.description,
+            input_schema: { type: "object" as const, ...t.input_schema },
+          })),
+        }
+      : {}),
+    ...(budget === undefined ? {} : { thinking: { type: "enabled" as const, budget_tokens: budget } }),
+    stream: true,
+  };
+}
+
+function sdkLogging(request: StreamRequest) {
+  const log = request.log;
+  const key = request.provider.apiKey;
+  const line =
+    (level: string) =>
+    (message: string, ...rest: unknown[]): void => {
+      if (!log) return;
+      const parts = [message, ...rest.map((r) => (typeof r === "string" ? r : Bun.inspect(r)))];
+      log(redact(`anthropic sdk ${level}: ${parts.join(" ")}`, key));
+    };
+  return {
+    logLevel: log ? ("info" as const) : ("off" as const),
+    logger: { error: line("error"), warn: line("warn"), info: line("info"), debug: line("debug") },
+  };
+}
+
+/** Any failure, before or after the response started, as one classified ProviderError. */
+function classify(request: StreamRequest, error: unknown, started: boolean): ProviderError {
+  const { provider, model } = request;
+  if (request.signal.aborted || error instanceof APIUserAbortError) return abortedError(provider);
+  if (error instanceof APIConnectionError) return networkError(provider, error.cause ?? error);
+  if (error instanceof APIError) {
+    const status = error.status ?? (error.type ? STATUS_OF_TYPE[error.type] : undefined);
+    return classifyHttpError(provider, model, {
+      status,
+      headers: error.headers,
+      body: error.error,
+      message: error.message,
+    });
+  }
+  return started ? droppedError(provider, error) : networkError(provider, error);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseInput(json: string): { input: Record<string, unknown>; parse_error?: string } {
+  if (json.trim() === "") return { input: {} };
+  try {
+    const value: unknown = JSON.parse(json);
+    if (isRecord(value)) return { input: value };
+    return { input: {}, parse_error: `tool input is not a JSON object: ${json.slice(0, 200)}` };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { input: {}, parse_error: `invalid tool input JSON (${reason}): ${json.slice(0, 200)}` };
+  }
+}
+
+function stopReason(reason: WireStopReason | null): StopReason {
+  switch (reason) {
+    case "tool_use":
+    case "max_tokens":
+    case "stop_sequence":
+    case "refusal":
+      return reason;
+    case "model_context_window_exceeded":
+      return "max_tokens";
+    default:
+      // end_turn, pause_turn (a server tool paused the turn; ion has none), or none given.
+      return "end_turn";
+  }
+}
+
+/** Folds the raw events of one response into StreamEvents. */
+class Turn {
+  usage: Usage = emptyUsage();
+  started = false;
+  stop: WireStopReason | null = null;
+  private tools = new Map<
+    number,
+    { id: string; name: string; json: string; input: Record<string, unknown> }
+  >();
+
+  *map(event: RawMessageStreamEvent): Generator<StreamEvent> {
+    switch (event.type) {
+      case "message_start":
+        this.started = true;
+        this.addUsage(event.message.usage);
+        return;
+      case "content_block_start": {
+        const block = event.content_block;
+        if (block.type === "tool_use") {
+          // Deltas normally carry the input; a start that already holds it (no deltas) is kept as well.
+          const input = isRecord(block.input) ? block.input : {};
+          this.tools.set(event.index, { id: block.id, name: block.name, json: "", input });
+          yield { type: "tool_call_start", index: event.index, id: block.id, name: block.name };
+        } else if (block.type === "text" && block.text) {
+          yield { type: "text_delta", text: block.text };
+        } else if (block.type === "thinking" && block.thinking) {
+          yield { type: "thinking_delta", text: block.thinking };
+        }
+        return;
+      }
+      case "content_block_delta": {
+        const delta = event.delta;
+        if (delta.type === "text_delta" && delta.text) yield { type: "text_delta", text: delta.text };
+        else if (delta.type === "thinking_delta" && delta.thinking) {
+          yield { type: "thinking_delta", text: delta.thinking };
+        } else if (delta.type === "signature_delta") {
+          yield { type: "thinking_signature", signature: delta.signature };
+        } else if (delta.type === "input_json_delta" && delta.partial_json) {
+          const tool = this.tools.get(event.index);
+          if (tool) tool.json += delta.partial_json;
+          yield { type: "tool_call_delta", index: event.index, arguments_delta: delta.partial_json };
+        }
+        return;
+      }
+      case "content_block_stop": {
+        const tool = this.tools.get(event.index);
+        if (!tool) return;
+        this.tools.delete(event.index);
+        const parsed = tool.json ? parseInput(tool.json) : { input: tool.input };
+        yield { type: "tool_call", id: tool.id, name: tool.name, ...parsed };
+        return;
+      }
+      case "message_delta":
+        this.stop = event.delta.stop_reason ?? this.stop;
+        this.addUsage(event.usage);
+        return;
+      case "message_stop":
+        return;
+    }
+  }
+
+  /** message_start carries the input side; message_delta's usage is cumulative and wins where present. */
+  private addUsage(usage: {
+    input_tokens?: number | null;
+    output_tokens?: number | null;
+    cache_read_input_tokens?: number | null;
+    cache_creation_input_tokens?: number | null;
+  }): void {
+    this.usage = {
+      input_tokens: usage.input_tokens ?? this.usage.input_tokens,
+      output_tokens: usage.output_tokens ?? this.usage.output_tokens,
+      cache_read_input_tokens: usage.cache_read_input_tokens ?? this.usage.cache_read_input_tokens,
+      cache_creation_input_tokens:
+        usage.cache_creation_input_tokens ?? this.usage.cache_creation_input_tokens,
+    };
+  }
+}
+
+export async function* streamAnthropic(request: StreamRequest): AsyncGenerator<StreamEvent> {
+  const { provider, signal } = request;
+  if (!provider.apiKey) {
+    // Without a key the SDK would go looking for credentials of its own (env, profiles on disk).
+    yield { type: "error", error: { kind: "auth", message: authMessage(provider) } };
+    return;
+  }
+  const client = new Anthropic({
+    apiKey: provider.apiKey,
+    baseURL: provider.baseURL,
+    defaultHeaders: provider.headers,
+    maxRetries: 0,
+    ...sdkLogging(request),
+  });
+
+  let stream: Stream<RawMessageStreamEvent>;
+  try {
+    // `client.post` rather than `messages.create`: create() console.warns about deprecated models itself.
+    stream = await client.post<Stream<RawMessageStreamEvent>>("/v1/messages", {
+      body: toWireParams(request),
+      stream: true,
+      signal,
+    });
+  } catch (error) {
+    yield { type: "error", error: classify(request, error, false) };
+    return;
+  }
+
+  const turn = new Turn();
+  const usage = () => (turn.started ? { usage: turn.usage } : {});
+  try {
+    for await (const event of stream) {
+      yield* turn.map(event);
+      if (event.type === "message_stop") {
+        yield { type: "usage", usage: turn.usage };
+        yield { type: "done", stop_reason: stopReason(turn.stop), usage: turn.usage };
+        return;
+      }
+    }
+  } catch (error) {
+    yield { type: "error", error: classify(request, error, true), ...usage() };
+    return;
+  }
+  // The SDK ends iteration quietly when the request is aborted; otherwise the body ended early.
+  const error = signal.aborted
+    ? abortedError(provider)
+    : droppedError(provider, new Error("the stream ended before message_stop"));
+  yield { type: "error", error, ...usage() };
+}

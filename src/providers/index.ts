@@ -1,0 +1,28 @@
+import { withRetries } from "./retry.ts";
+import type { StreamEvent, StreamRequest } from "./types.ts";
+
+/** One wire's stream; adapters are imported on first use so commands that never call a model stay fast. */
+async function* wireStream(request: StreamRequest): AsyncGenerator<StreamEvent> {
+  switch (request.provider.wire) {
+    case "openai": {
+      const { streamOpenAI } = await import("./openai.ts");
+      yield* streamOpenAI(request);
+      return;
+    }
+    case "anthropic": {
+      const { streamAnthropic } = await import("./anthropic.ts");
+      yield* streamAnthropic(request);
+      return;
+    }
+    case "mistral": {
+      const { streamMistral } = await import("./mistral.ts");
+      yield* streamMistral(request);
+      return;
+    }
+  }
+}
+
+/** The stream function the agent uses: the provider's wire with ion's retry policy around it. */
+export function streamProvider(request: StreamRequest): AsyncGenerator<StreamEvent> {
+  return withRetries(wireStream, request);
+}

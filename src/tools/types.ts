@@ -1,0 +1,30 @@
+import type { ToolSpec } from "../providers/types.ts";
+
+export interface ToolContext {
+  /** The workspace root every file path is resolved against. */
+  cwd: string;
+  signal: AbortSignal;
+}
+
+export interface ToolOutcome {
+  content: string;
+  is_error: boolean;
+}
+
+/** A tool as the agent loop sees it: a spec for the model, whether it only reads, and how to run it. */
+export interface AgentTool {
+  spec: ToolSpec;
+  /** Read-only tools run without approval and in parallel with each other. */
+  readOnly: boolean;
+  /** Never throws for bad input: invalid arguments come back as an `is_error` outcome the model can act on. */
+  execute(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+export type ApprovalDecision = "allow" | "deny";
+
+/** Asked before a tool that is not read-only runs (mode `ask`); `auto` always allows, `read` never offers it. */
+export type ApproveFn = (call: {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}) => Promise<ApprovalDecision>;

@@ -1,0 +1,92 @@
+import type { AgentEvent } from "../agent/events.ts";
+import type { Renderer, RenderOptions } from "./renderer.ts";
+import { Spinner } from "./spinner.ts";
+import { createStyle } from "./style.ts";
+
+/** A short description of a tool call for its one progress line. */
+export function summarizeInput(input: Record<string, unknown>): string {
+  const first = input.command ?? input.path ?? input.pattern ?? Object.values(input)[0];
+  const text = typeof first === "string" ? first : first === undefined ? "" : JSON.stringify(first);
+  const line = text.split("\n")[0] ?? "";
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/**
+ * `-o text`: the answer on stdout (streamed live when stdout is a terminal, otherwise printed once at
+ * the end, and only on success); progress on stderr only when it is a TTY and not --quiet.
+ */
+export function textRenderer(options: RenderOptions): Renderer {
+  const style = createStyle(options.color);
+  const progress = options.stderrIsTTY && !options.quiet;
+  const spinner = progress ? new Spinner(options.stderr) : undefined;
+  let endsWithNewline = true;
+  let wroteText = false;
+  const note = (line: string) => {
+    spinner?.stop();
+    options.stderr.write(`${line}\n`);
+  };
+
+  const handle = (event: AgentEvent) => {
+    switch (event.type) {
+      case "init":
+        spinner?.start();
+        break;
+      case "text_delta":
+        spinner?.stop();
+        if (options.stdoutIsTTY) {
+          options.stdout.write(event.text);
+          wroteText = true;
+          endsWithNewline = event.text.endsWith("\n");
+        }
+        break;
+      case "thinking_delta":
+        if (options.verbose) {
+          spinner?.stop();
+          options.stderr.write(style.dim(event.text));
+        }
+        break;
+      case "tool_start":
+        if (progress) note(`${style.cyan("●")} ${event.name}  ${style.dim(summarizeInput(event.input))}`);
+        break;
+      case "tool_end": {
+        if (!progress) break;
+        const seconds = (event.duration_ms / 1000).toFixed(1);
+        note(event.is_error ? style.red(`  ✗ ${seconds}s`) : style.green(`  ✓ ${seconds}s`));
+        if (options.verbose) note(style.dim(event.content));
+        spinner?.start();
+        break;
+      }
+      case "api_retry":
+        if (progress) {
+          note(
+            style.dim(
+              `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${event.error.message}`,
+            ),
+          );
+          spinner?.start();
+        }
+        break;
+      case "result": {
+        spinner?.stop();
+        const { result } = event;
+        if (options.stdoutIsTTY) {
+          if (wroteText && !endsWithNewline) options.stdout.write("\n");
+        } else if (result.subtype === "success" && result.result) {
+          options.stdout.write(result.result.endsWith("\n") ? result.result : `${result.result}\n`);
+        }
+        if (options.verbose) {
+          const u = result.usage;
+          options.stderr.write(
+            style.dim(
+              `${result.provider}/${result.model} · ${result.num_turns} turn(s) · in ${u.input_tokens} (+${u.cache_read_input_tokens} cached) · out ${u.output_tokens} · ${(result.duration_ms / 1000).toFixed(1)}s\n`,
+            ),
+          );
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  };
+  return { onEvent: handle, close: () => spinner?.stop() };
+}

@@ -1,0 +1,108 @@
+/**
+ * Runs the real CLI as a child process: `bun src/main.ts` by default, or the compiled binary named
+ * by ION_BIN (CI runs the e2e suite once against dist/ion). Every run gets its own HOME, config and
+ * data dirs, and an environment with no real provider keys or base URLs.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "../..");
+
+const SCRUBBED = /^(OPENAI|ANTHROPIC|GEMINI|GOOGLE|MISTRAL|OPENROUTER|GROQ|OLLAMA|ION|XDG)_/;
+
+export function ionCommand(): string[] {
+  const bin = process.env.ION_BIN;
+  return bin ? [resolve(ROOT, bin)] : [process.execPath, join(ROOT, "src/main.ts")];
+}
+
+export interface IonRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface IonOptions {
+  env?: Record<string, string>;
+  /** Text piped to stdin; omitted means stdin is /dev/null (never a TTY). */
+  stdin?: string;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** A sandbox of temp dirs for one test: HOME, config dir, data dir, and a workspace. */
+export class Sandbox {
+  readonly root = mkdtempSync(join(tmpdir(), "ion-test-"));
+  readonly home = join(this.root, "home");
+  readonly configDir = join(this.root, "config");
+  readonly dataDir = join(this.root, "data");
+  readonly workspace = join(this.root, "work");
+
+  constructor() {
+    for (const dir of [this.home, this.configDir, this.dataDir, this.workspace]) {
+      Bun.spawnSync(["mkdir", "-p", dir]);
+    }
+  }
+
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    const base: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value !== undefined && !SCRUBBED.test(key)) base[key] = value;
+    }
+    return {
+      ...base,
+      HOME: this.home,
+      ION_CONFIG_DIR: this.configDir,
+      ION_DATA_DIR: this.dataDir,
+      XDG_CACHE_HOME: join(this.root, "cache"),
+      NO_COLOR: "1",
+      ...extra,
+    };
+  }
+
+  async writeConfig(value: unknown, name = "config.json"): Promise<string> {
+    const path = join(this.configDir, name);
+    await Bun.write(path, typeof value === "string" ? value : JSON.stringify(value, null, 2));
+    return path;
+  }
+
+  /** Spawns ion and waits for it to exit. */
+  async run(args: string[], options: IonOptions = {}): Promise<IonRun> {
+    const child = this.spawn(args, options);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
+    clearTimeout(timer);
+    return { code, stdout, stderr };
+  }
+
+  spawn(args: string[], options: IonOptions = {}) {
+    const child = Bun.spawn([...ionCommand(), ...args], {
+      cwd: options.cwd ?? this.workspace,
+      env: this.env(options.env),
+      stdin: options.stdin === undefined ? "ignore" : "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    if (options.stdin !== undefined && child.stdin) {
+      child.stdin.write(options.stdin);
+      child.stdin.end();
+    }
+    return child;
+  }
+
+  [Symbol.dispose](): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** Parses JSON Lines output, failing loudly on any line that is not JSON. */
+export function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split("\n")
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
