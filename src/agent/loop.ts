@@ -44,6 +44,8 @@ interface StepOutcome {
   stopReason: StopReason | null;
   usage: Usage;
   error?: ProviderError;
+  /** Tool calls whose arguments did not parse, by call id: answered with the parse error, never run. */
+  parseErrors: Map<string, string>;
 }
 
 /** Streams one model request, forwarding deltas and assembling the assistant message in arrival order. */
@@ -56,67 +58,84 @@ async function* runStep(
   let usage = emptyUsage();
   let stopReason: StopReason | null = null;
   let error: ProviderError | undefined;
+  const parseErrors = new Map<string, string>();
   const last = () => blocks[blocks.length - 1];
 
-  const stream = deps.stream({
-    provider: input.provider,
-    model: input.model,
-    system: input.system,
-    messages,
-    tools: input.tools.map((t) => t.spec),
-    thinking: input.thinking,
-    signal: input.signal,
-    ...(deps.log ? { log: deps.log } : {}),
-  });
-  for await (const event of stream) {
-    switch (event.type) {
-      case "text_delta": {
-        const block = last();
-        if (block?.type === "text") block.text += event.text;
-        else blocks.push({ type: "text", text: event.text });
-        yield { type: "text_delta", text: event.text };
-        break;
+  try {
+    const stream = deps.stream({
+      provider: input.provider,
+      model: input.model,
+      system: input.system,
+      messages,
+      tools: input.tools.map((t) => t.spec),
+      thinking: input.thinking,
+      signal: input.signal,
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+    for await (const event of stream) {
+      switch (event.type) {
+        case "text_delta": {
+          const block = last();
+          if (block?.type === "text") block.text += event.text;
+          else blocks.push({ type: "text", text: event.text });
+          yield { type: "text_delta", text: event.text };
+          break;
+        }
+        case "thinking_delta": {
+          const block = last();
+          if (block?.type === "thinking") block.thinking += event.text;
+          else blocks.push({ type: "thinking", thinking: event.text });
+          yield { type: "thinking_delta", text: event.text };
+          break;
+        }
+        case "thinking_signature": {
+          const block = [...blocks].reverse().find((b) => b.type === "thinking");
+          if (block?.type === "thinking") block.signature = event.signature;
+          break;
+        }
+        case "tool_call":
+          blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input });
+          if (event.parse_error !== undefined) parseErrors.set(event.id, event.parse_error);
+          break;
+        case "usage":
+          usage = event.usage;
+          break;
+        case "retry":
+          yield {
+            type: "api_retry",
+            attempt: event.attempt,
+            max_retries: event.max_retries,
+            delay_ms: event.delay_ms,
+            error: event.error,
+          };
+          break;
+        case "done":
+          stopReason = event.stop_reason;
+          usage = event.usage;
+          break;
+        case "error":
+          error = event.error;
+          if (event.usage) usage = event.usage;
+          break;
+        default:
+          break;
       }
-      case "thinking_delta": {
-        const block = last();
-        if (block?.type === "thinking") block.thinking += event.text;
-        else blocks.push({ type: "thinking", thinking: event.text });
-        yield { type: "thinking_delta", text: event.text };
-        break;
-      }
-      case "thinking_signature": {
-        const block = [...blocks].reverse().find((b) => b.type === "thinking");
-        if (block?.type === "thinking") block.signature = event.signature;
-        break;
-      }
-      case "tool_call":
-        blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input });
-        break;
-      case "usage":
-        usage = event.usage;
-        break;
-      case "retry":
-        yield {
-          type: "api_retry",
-          attempt: event.attempt,
-          max_retries: event.max_retries,
-          delay_ms: event.delay_ms,
-          error: event.error,
-        };
-        break;
-      case "done":
-        stopReason = event.stop_reason;
-        usage = event.usage;
-        break;
-      case "error":
-        error = event.error;
-        if (event.usage) usage = event.usage;
-        break;
-      default:
-        break;
     }
+  } catch (err) {
+    // A stream must end with an `error` event rather than throw; if one throws anyway (a bug in an
+    // adapter), the run still ends with a result instead of an unhandled rejection.
+    const detail = err instanceof Error ? err.message : String(err);
+    error = input.signal.aborted
+      ? { kind: "aborted", message: `request to ${input.provider.id} was cancelled` }
+      : { kind: "stream_dropped", message: `request to ${input.provider.id} failed: ${detail}` };
   }
-  return { message: { role: "assistant", content: blocks }, stopReason, usage, ...(error ? { error } : {}) };
+  return {
+    message: { role: "assistant", content: blocks },
+    stopReason,
+    usage,
+    parseErrors,
+    ...(error ? { error } : {}),
+  };
 }
 
 function textOf(message: AssistantMessage): string {
@@ -157,6 +176,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
   for (;;) {
     if (input.signal.aborted) {
       subtype = "error_interrupted";
+      errors.push("interrupted");
       break;
     }
     if (turns >= input.maxTurns) {
@@ -190,7 +210,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     const calls = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     if (calls.length === 0) break;
 
-    const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials);
+    const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials, step.parseErrors);
     const resultMessage: Message = { role: "user", content: results };
     messages.push(resultMessage);
     yield { type: "tool_results", message: resultMessage };

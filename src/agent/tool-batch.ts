@@ -5,7 +5,14 @@ import type { AgentDeps, AgentInput } from "./loop.ts";
 
 type Decision = { run: true; tool: AgentTool } | { run: false; outcome: ToolOutcome; denied: boolean };
 
-async function decide(call: ToolUseBlock, input: AgentInput, deps: AgentDeps): Promise<Decision> {
+const NOT_RUN: ToolOutcome = { content: "not run: the run was interrupted", is_error: true };
+
+async function decide(
+  call: ToolUseBlock,
+  input: AgentInput,
+  deps: AgentDeps,
+  parseError: string | undefined,
+): Promise<Decision> {
   const tool = input.tools.find((t) => t.spec.name === call.name);
   if (!tool) {
     const known = input.tools.map((t) => t.spec.name).join(", ") || "none";
@@ -13,6 +20,14 @@ async function decide(call: ToolUseBlock, input: AgentInput, deps: AgentDeps): P
       run: false,
       denied: false,
       outcome: { content: `unknown tool "${call.name}" (available: ${known})`, is_error: true },
+    };
+  }
+  if (parseError !== undefined) {
+    // Running the tool with `{}` would answer with a misleading "missing argument" error.
+    return {
+      run: false,
+      denied: false,
+      outcome: { content: `invalid arguments for ${call.name}: ${parseError}`, is_error: true },
     };
   }
   if (tool.readOnly || input.permissionMode === "auto") return { run: true, tool };
@@ -42,19 +57,21 @@ async function execute(tool: AgentTool, call: ToolUseBlock, input: AgentInput): 
 
 /**
  * Runs one step's tool calls: concurrently when every call is read-only, otherwise in order.
- * Returns results in call order with their call ids.
+ * Returns results in call order with their call ids. Every call gets a `tool_start` and a `tool_end`.
+ * `parseErrors` holds the calls whose arguments did not parse (by id): they are answered, not run.
  */
 export async function* runToolBatch(
   calls: ToolUseBlock[],
   input: AgentInput,
   deps: AgentDeps,
   denials: PermissionDenial[],
+  parseErrors: ReadonlyMap<string, string> = new Map(),
 ): AsyncGenerator<AgentEvent, ToolResultBlock[]> {
   const now = deps.now ?? Date.now;
   const results: ToolResultBlock[] = [];
   const allReadOnly = calls.every((c) => input.tools.find((t) => t.spec.name === c.name)?.readOnly === true);
 
-  const finish = (call: ToolUseBlock, outcome: ToolOutcome, started: number): AgentEvent => {
+  const finish = (call: ToolUseBlock, outcome: ToolOutcome, durationMs: number): AgentEvent => {
     results.push({
       type: "tool_result",
       tool_use_id: call.id,
@@ -67,34 +84,39 @@ export async function* runToolBatch(
       name: call.name,
       is_error: outcome.is_error,
       content: outcome.content,
-      duration_ms: now() - started,
+      duration_ms: durationMs,
     };
   };
 
   if (allReadOnly) {
-    const started = now();
     for (const call of calls) yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
     const outcomes = await Promise.all(
       calls.map(async (call) => {
-        const decision = await decide(call, input, deps);
-        return decision.run ? execute(decision.tool, call, input) : decision.outcome;
+        const started = now();
+        if (input.signal.aborted) return { outcome: NOT_RUN, durationMs: 0 };
+        const decision = await decide(call, input, deps, parseErrors.get(call.id));
+        const outcome = decision.run ? await execute(decision.tool, call, input) : decision.outcome;
+        return { outcome, durationMs: now() - started };
       }),
     );
-    for (const [i, call] of calls.entries()) yield finish(call, outcomes[i]!, started);
+    for (const [i, call] of calls.entries())
+      yield finish(call, outcomes[i]!.outcome, outcomes[i]!.durationMs);
     return results;
   }
 
   for (const call of calls) {
     const started = now();
     if (input.signal.aborted) {
-      yield finish(call, { content: "not run: the run was interrupted", is_error: true }, started);
+      yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
+      yield finish(call, NOT_RUN, 0);
       continue;
     }
-    const decision = await decide(call, input, deps);
+    const decision = await decide(call, input, deps, parseErrors.get(call.id));
     if (!decision.run && decision.denied)
       denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
     yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
-    yield finish(call, decision.run ? await execute(decision.tool, call, input) : decision.outcome, started);
+    const outcome = decision.run ? await execute(decision.tool, call, input) : decision.outcome;
+    yield finish(call, outcome, now() - started);
   }
   return results;
 }

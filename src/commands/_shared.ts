@@ -75,8 +75,9 @@ export function checkFlags(
 }
 
 export function parsePositiveInt(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
+  // Decimal digits only: Number() would also take "0x10", "1e3" and "" (as 0).
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1)
     throw new IonError("usage", `${flag} must be a positive whole number, got "${value}"`);
   return n;
 }

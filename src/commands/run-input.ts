@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
 import type { UserBlock } from "../providers/types.ts";
@@ -18,11 +19,12 @@ function looksBinary(bytes: Uint8Array): boolean {
 
 async function readContextFile(path: string, cwd: string): Promise<string> {
   const full = resolve(cwd, path);
-  const file = Bun.file(full);
-  if (!(await file.exists())) throw new IonError("io", `cannot read ${path}: no such file`);
+  const info = await stat(full).catch(() => undefined);
+  if (!info) throw new IonError("io", `cannot read ${path}: no such file`);
+  if (info.isDirectory()) throw new IonError("io", `cannot attach ${path}: it is a directory`);
   let bytes: Uint8Array;
   try {
-    bytes = await file.bytes();
+    bytes = await Bun.file(full).bytes();
   } catch (err) {
     throw new IonError("io", `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }

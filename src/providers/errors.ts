@@ -59,12 +59,13 @@ function detailsReason(body: unknown): string[] {
 
 /** Wait requested by the server: retry-after-ms, retry-after (seconds or HTTP date), or Gemini's RetryInfo. */
 export function retryAfterMs(failure: HttpFailure): number | undefined {
-  const ms = header(failure.headers, "retry-after-ms");
-  if (ms !== undefined && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const after = header(failure.headers, "retry-after");
-  if (after !== undefined) {
+  // Number("") is 0: an empty header must not turn into "retry immediately".
+  const ms = header(failure.headers, "retry-after-ms")?.trim();
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Math.round(Number(ms)));
+  const after = header(failure.headers, "retry-after")?.trim();
+  if (after) {
     const seconds = Number(after);
-    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    if (Number.isFinite(seconds)) return Math.max(0, Math.round(seconds * 1000));
     const date = Date.parse(after);
     if (Number.isFinite(date)) return Math.max(0, date - Date.now());
   }
@@ -72,7 +73,8 @@ export function retryAfterMs(failure: HttpFailure): number | undefined {
   if (Array.isArray(details)) {
     for (const detail of details) {
       const delay = record(detail)?.retryDelay;
-      if (typeof delay === "string" && /^\d+(\.\d+)?s$/.test(delay)) return Number(delay.slice(0, -1)) * 1000;
+      if (typeof delay === "string" && /^\d+(\.\d+)?s$/.test(delay))
+        return Math.round(Number(delay.slice(0, -1)) * 1000);
     }
   }
   return undefined;

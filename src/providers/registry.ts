@@ -105,8 +105,9 @@ export function builtinProvider(id: string): ProviderInfo | undefined {
  * `127.0.0.1:11434` → `http://127.0.0.1:11434/v1`.
  */
 export function ollamaBaseURL(host: string): string {
-  let text = host.trim().replace(/\/+$/, "");
+  let text = host.trim();
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `http://${text}`;
+  text = text.replace(/(?<!\/)\/+$/, "");
   const url = new URL(text);
   // A bare host gets Ollama's default port, as the ollama CLI does.
   if (url.port === "" && url.protocol === "http:" && !/:\d+/.test(text.replace(/^http:\/\//i, "")))

@@ -6,6 +6,8 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 export class Spinner {
   private timer: ReturnType<typeof setInterval> | undefined;
   private frame = 0;
+  /** Widest line drawn since the last stop, in columns (frame, space, label). */
+  private drawn = 0;
 
   constructor(
     private readonly out: Writer,
@@ -25,10 +27,13 @@ export class Spinner {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = undefined;
-    this.out.write("\r\x1b[K");
+    // Blank the line with spaces, not ESC[K: no escape codes, so NO_COLOR / TERM=dumb terminals stay clean.
+    this.out.write(`\r${" ".repeat(this.drawn)}\r`);
+    this.drawn = 0;
   }
 
   private draw(): void {
+    this.drawn = Math.max(this.drawn, 2 + [...this.label].length);
     this.out.write(`\r${FRAMES[this.frame++ % FRAMES.length]} ${this.label}`);
   }
 }

@@ -18,11 +18,19 @@ export function summarizeInput(input: Record<string, unknown>): string {
 export function textRenderer(options: RenderOptions): Renderer {
   const style = createStyle(options.color);
   const progress = options.stderrIsTTY && !options.quiet;
-  const spinner = progress ? new Spinner(options.stderr) : undefined;
+  // With -v, SDK log lines are written to stderr at any moment; a spinner would garble them.
+  const spinner = progress && !options.verbose ? new Spinner(options.stderr) : undefined;
   let endsWithNewline = true;
   let wroteText = false;
+  let thinkingOpen = false;
+  /** Thinking (stderr) and the answer (stdout) share a terminal: end thinking on its own line. */
+  const closeThinking = () => {
+    if (thinkingOpen) options.stderr.write("\n");
+    thinkingOpen = false;
+  };
   const note = (line: string) => {
     spinner?.stop();
+    closeThinking();
     options.stderr.write(`${line}\n`);
   };
 
@@ -33,6 +41,7 @@ export function textRenderer(options: RenderOptions): Renderer {
         break;
       case "text_delta":
         spinner?.stop();
+        closeThinking();
         if (options.stdoutIsTTY) {
           options.stdout.write(event.text);
           wroteText = true;
@@ -43,6 +52,7 @@ export function textRenderer(options: RenderOptions): Renderer {
         if (options.verbose) {
           spinner?.stop();
           options.stderr.write(style.dim(event.text));
+          thinkingOpen = !event.text.endsWith("\n");
         }
         break;
       case "tool_start":
@@ -68,6 +78,7 @@ export function textRenderer(options: RenderOptions): Renderer {
         break;
       case "result": {
         spinner?.stop();
+        closeThinking();
         const { result } = event;
         if (options.stdoutIsTTY) {
           if (wroteText && !endsWithNewline) options.stdout.write("\n");

@@ -1,0 +1,434 @@
+import { describe, expect, test } from "bun:test";
+import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
+import type { Usage } from "../../src/providers/types.ts";
+import { createRenderer, type OutputFormat, type RenderOptions } from "../../src/ui/renderer.ts";
+import { summarizeInput } from "../../src/ui/text.ts";
+import { parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
+
+const USAGE: Usage = {
+  input_tokens: 120,
+  output_tokens: 30,
+  cache_read_input_tokens: 100,
+  cache_creation_input_tokens: 0,
+};
+
+function result(overrides: Partial<RunResult> = {}): RunResult {
+  return {
+    type: "result",
+    schema_version: 1,
+    subtype: "success",
+    is_error: false,
+    result: "The answer is 4.",
+    session_id: "sess-1",
+    provider: "anthropic",
+    model: "claude-x",
+    num_turns: 2,
+    duration_ms: 1234,
+    duration_api_ms: 1000,
+    usage: USAGE,
+    total_cost_usd: null,
+    permission_denials: [],
+    errors: [],
+    ...overrides,
+  };
+}
+
+const INIT: AgentEvent = {
+  type: "init",
+  session_id: "sess-1",
+  cwd: "/workspace",
+  provider: "anthropic",
+  model: "claude-x",
+  tools: ["read_file", "bash"],
+  mcp_servers: [],
+  skills: [],
+  permission_mode: "ask",
+};
+
+/** A whole two-step run: thinking + text + a tool call, a retry, then the final answer. */
+function fullRun(final: RunResult = result()): AgentEvent[] {
+  return [
+    INIT,
+    { type: "thinking_delta", text: "Let me look." },
+    { type: "text_delta", text: "Checking" },
+    {
+      type: "assistant",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "Let me look.", signature: "SECRET-SIGNATURE" },
+          { type: "text", text: "Checking" },
+          { type: "tool_use", id: "call-1", name: "bash", input: { command: "echo 2+2\nmore" } },
+        ],
+      },
+      stop_reason: "tool_use",
+      usage: USAGE,
+    },
+    { type: "tool_start", id: "call-1", name: "bash", input: { command: "echo 2+2\nmore" } },
+    {
+      type: "tool_end",
+      id: "call-1",
+      name: "bash",
+      is_error: false,
+      content: "TOOL-OUTPUT",
+      duration_ms: 1500,
+    },
+    {
+      type: "tool_results",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "call-1", content: "TOOL-OUTPUT", is_error: false }],
+      },
+    },
+    {
+      type: "api_retry",
+      attempt: 1,
+      max_retries: 3,
+      delay_ms: 250,
+      error: { kind: "overloaded", message: "overloaded from anthropic: Overloaded", status: 529 },
+    },
+    { type: "text_delta", text: "The answer " },
+    { type: "text_delta", text: "is 4." },
+    {
+      type: "assistant",
+      message: { role: "assistant", content: [{ type: "text", text: "The answer is 4." }] },
+      stop_reason: "end_turn",
+      usage: USAGE,
+    },
+    { type: "result", result: final },
+  ];
+}
+
+function capture(overrides: Partial<RenderOptions> = {}) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const options: RenderOptions = {
+    stdout: { write: (t) => void stdout.push(t) },
+    stderr: { write: (t) => void stderr.push(t) },
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    quiet: false,
+    verbose: false,
+    partial: false,
+    color: false,
+    ...overrides,
+  };
+  return { options, out: () => stdout.join(""), err: () => stderr.join(""), chunks: stdout };
+}
+
+async function render(format: OutputFormat, events: AgentEvent[], overrides: Partial<RenderOptions> = {}) {
+  const io = capture(overrides);
+  const renderer = await createRenderer(format, io.options);
+  for (const event of events) renderer.onEvent(event);
+  renderer.close();
+  return io;
+}
+
+const ESC = String.fromCharCode(27);
+/** Spinner frames redraw one line with \r and blank it with spaces; what stays on screen are the other writes. */
+const withoutSpinner = (text: string) => text.replace(/\r[^\r\n]*Ionizing…/g, "").replace(/\r +\r/g, "");
+/** ANSI colour/style (SGR) sequences. */
+const SGR = new RegExp(`${ESC}\\[[0-9;]*m`);
+
+function jsonLines(text: string): Record<string, unknown>[] {
+  expect(text.endsWith("\n")).toBe(true);
+  return text
+    .slice(0, -1)
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("-o json", () => {
+  test("prints exactly one line: the result, whatever happened", async () => {
+    for (const final of [
+      result(),
+      result({ subtype: "error_during_execution", is_error: true, result: "", errors: ["boom"] }),
+      result({ subtype: "error_interrupted", is_error: true, errors: ["interrupted"] }),
+    ]) {
+      const io = await render("json", fullRun(final), { stdoutIsTTY: true, stderrIsTTY: true });
+      const lines = jsonLines(io.out());
+      expect(lines).toHaveLength(1);
+      expect(ResultSchema.parse(lines[0])).toEqual(final);
+      expect(io.err()).toBe("");
+    }
+  });
+
+  test("U+2028/2029 are escaped so the object stays on one line", async () => {
+    const final = result({ result: "line\u2028sep\u2029para\nnewline" });
+    const io = await render("json", [INIT, { type: "result", result: final }]);
+    expect(io.out()).not.toContain("\u2028");
+    expect(io.out()).not.toContain("\u2029");
+    expect(io.out()).toContain("\\u2028");
+    expect(jsonLines(io.out())[0]?.result).toBe(final.result);
+  });
+});
+
+describe("-o stream-json", () => {
+  test("line order and shapes follow the contract; one write per line", async () => {
+    const io = await render("stream-json", fullRun());
+    for (const chunk of io.chunks) expect(chunk.indexOf("\n")).toBe(chunk.length - 1);
+    const lines = jsonLines(io.out());
+    const { init, middle, result: last } = parseStreamJson(lines);
+    expect(init).toMatchObject({
+      session_id: "sess-1",
+      tools: ["read_file", "bash"],
+      permission_mode: "ask",
+    });
+    expect(lines.map((l) => (l.type === "system" ? `system/${l.subtype}` : l.type))).toEqual([
+      "system/init",
+      "assistant",
+      "user",
+      "system/api_retry",
+      "assistant",
+      "result",
+    ]);
+    expect(middle[0]).toEqual({
+      type: "assistant",
+      session_id: "sess-1",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "Let me look." },
+          { type: "text", text: "Checking" },
+          { type: "tool_use", id: "call-1", name: "bash", input: { command: "echo 2+2\nmore" } },
+        ],
+        stop_reason: "tool_use",
+        usage: USAGE,
+      },
+    });
+    expect(middle[1]).toEqual({
+      type: "user",
+      session_id: "sess-1",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "call-1", content: "TOOL-OUTPUT", is_error: false }],
+      },
+    });
+    expect(middle[2]).toEqual({
+      type: "system",
+      subtype: "api_retry",
+      session_id: "sess-1",
+      attempt: 1,
+      max_retries: 3,
+      retry_delay_ms: 250,
+      error_status: 529,
+      error: "overloaded from anthropic: Overloaded",
+    });
+    expect(last).toEqual(result());
+  });
+
+  test("the thinking signature never leaves the process", async () => {
+    for (const partial of [false, true]) {
+      const io = await render("stream-json", fullRun(), { partial });
+      expect(io.out()).not.toContain("SECRET-SIGNATURE");
+      expect(io.out()).not.toContain("signature");
+    }
+  });
+
+  test("--partial adds text and thinking deltas as stream_event lines, in order", async () => {
+    const io = await render("stream-json", fullRun(), { partial: true });
+    const lines = jsonLines(io.out());
+    parseStreamJson(lines);
+    const kinds = lines.map((l) =>
+      l.type === "stream_event"
+        ? `${(l.event as { type: string; text: string }).type}:${(l.event as { text: string }).text}`
+        : String(l.type),
+    );
+    expect(kinds).toEqual([
+      "system",
+      "thinking_delta:Let me look.",
+      "text_delta:Checking",
+      "assistant",
+      "user",
+      "system",
+      "text_delta:The answer ",
+      "text_delta:is 4.",
+      "assistant",
+      "result",
+    ]);
+    expect(lines[1]).toEqual({
+      type: "stream_event",
+      session_id: "sess-1",
+      event: { type: "thinking_delta", text: "Let me look." },
+    });
+  });
+
+  test("without --partial there are no stream_event lines", async () => {
+    const io = await render("stream-json", fullRun());
+    expect(jsonLines(io.out()).some((l) => l.type === "stream_event")).toBe(false);
+  });
+
+  test("U+2028/2029 in any field are escaped; every line stays one line", async () => {
+    const tricky = "a\u2028b\u2029c";
+    const events: AgentEvent[] = [
+      INIT,
+      { type: "text_delta", text: tricky },
+      {
+        type: "assistant",
+        message: { role: "assistant", content: [{ type: "text", text: tricky }] },
+        stop_reason: "end_turn",
+        usage: USAGE,
+      },
+      { type: "result", result: result({ result: tricky }) },
+    ];
+    const io = await render("stream-json", events, { partial: true });
+    expect(io.out()).not.toMatch(/[\u2028\u2029]/);
+    const lines = jsonLines(io.out());
+    expect(lines).toHaveLength(4);
+    expect(parseStreamJson(lines).result.result).toBe(tricky);
+    expect(lines[1]?.event).toEqual({ type: "text_delta", text: tricky });
+  });
+
+  test("a retry without an HTTP status reports error_status null", async () => {
+    const events: AgentEvent[] = [
+      INIT,
+      {
+        type: "api_retry",
+        attempt: 2,
+        max_retries: 3,
+        delay_ms: 1000,
+        error: { kind: "network", message: "cannot reach anthropic" },
+      },
+      { type: "result", result: result() },
+    ];
+    const lines = jsonLines((await render("stream-json", events)).out());
+    expect(parseStreamJson(lines).middle[0]).toMatchObject({ error_status: null, attempt: 2 });
+  });
+
+  test("an error result is still the last line", async () => {
+    const failed = result({ subtype: "error_max_turns", is_error: true, errors: ["limit"] });
+    const lines = jsonLines((await render("stream-json", fullRun(failed))).out());
+    expect(parseStreamJson(lines).result).toEqual(failed);
+  });
+});
+
+describe("-o text", () => {
+  test("stdout not a TTY: only the final answer, once, with a newline", async () => {
+    const io = await render("text", fullRun());
+    expect(io.out()).toBe("The answer is 4.\n");
+    expect(io.err()).toBe("");
+  });
+
+  test("stdout not a TTY: an answer ending in a newline gets no second one", async () => {
+    const io = await render("text", [INIT, { type: "result", result: result({ result: "done\n" }) }]);
+    expect(io.out()).toBe("done\n");
+  });
+
+  test("stdout not a TTY: nothing on stdout when the run failed", async () => {
+    for (const subtype of ["error_during_execution", "error_max_turns", "error_interrupted"] as const) {
+      const io = await render("text", fullRun(result({ subtype, is_error: true, errors: ["x"] })));
+      expect(io.out()).toBe("");
+    }
+  });
+
+  test("stdout a TTY: deltas stream live and the output ends with a newline", async () => {
+    const io = await render("text", fullRun(), { stdoutIsTTY: true });
+    expect(io.chunks.slice(0, 3)).toEqual(["Checking", "The answer ", "is 4."]);
+    expect(io.out()).toBe("CheckingThe answer is 4.\n");
+  });
+
+  test("stdout a TTY: no extra newline when the stream ended with one; none at all without text", async () => {
+    const events: AgentEvent[] = [
+      INIT,
+      { type: "text_delta", text: "hi\n" },
+      { type: "result", result: result() },
+    ];
+    expect((await render("text", events, { stdoutIsTTY: true })).out()).toBe("hi\n");
+    const silent: AgentEvent[] = [INIT, { type: "result", result: result({ subtype: "error_interrupted" }) }];
+    expect((await render("text", silent, { stdoutIsTTY: true })).out()).toBe("");
+  });
+
+  test("stderr a TTY: tool lines and retry notes, no thinking or usage without -v", async () => {
+    const io = await render("text", fullRun(), { stderrIsTTY: true });
+    const err = withoutSpinner(io.err());
+    expect(err).toContain("● bash  echo 2+2\n");
+    expect(err).not.toContain("more");
+    expect(err).toContain("✓ 1.5s\n");
+    expect(err).toContain("retrying in 0.3s (1/3): overloaded from anthropic: Overloaded\n");
+    expect(err).not.toContain("Let me look.");
+    expect(err).not.toContain("TOOL-OUTPUT");
+    expect(err).not.toContain("turn(s)");
+    expect(io.err()).toContain("Ionizing…");
+    expect(io.out()).toBe("The answer is 4.\n");
+  });
+
+  test("a failed tool is marked ✗", async () => {
+    const events: AgentEvent[] = [
+      INIT,
+      { type: "tool_start", id: "1", name: "read_file", input: { path: "missing.txt" } },
+      {
+        type: "tool_end",
+        id: "1",
+        name: "read_file",
+        is_error: true,
+        content: "no such file",
+        duration_ms: 20,
+      },
+      { type: "result", result: result() },
+    ];
+    const err = withoutSpinner((await render("text", events, { stderrIsTTY: true })).err());
+    expect(err).toContain("● read_file  missing.txt\n");
+    expect(err).toContain("✗ 0.0s\n");
+  });
+
+  test("--quiet silences stderr progress", async () => {
+    const io = await render("text", fullRun(), { stderrIsTTY: true, quiet: true });
+    expect(io.err()).toBe("");
+    expect(io.out()).toBe("The answer is 4.\n");
+  });
+
+  test("-v adds thinking, tool results and the usage line", async () => {
+    const io = await render("text", fullRun(), { stderrIsTTY: true, verbose: true });
+    const err = withoutSpinner(io.err());
+    expect(err).toContain("Let me look.\n");
+    expect(err).toContain("TOOL-OUTPUT\n");
+    expect(err).toContain("anthropic/claude-x · 2 turn(s) · in 120 (+100 cached) · out 30 · 1.2s\n");
+    expect(err.indexOf("Let me look.")).toBeLessThan(err.indexOf("● bash"));
+  });
+
+  test("no escape codes at all when colour is off, spinner included; colour codes when on", async () => {
+    const plain = await render("text", fullRun(), { stdoutIsTTY: true, stderrIsTTY: true });
+    expect(plain.err()).toContain("Ionizing…");
+    expect(plain.err()).not.toContain(ESC);
+    expect(plain.out()).not.toContain(ESC);
+    const verbose = await render("text", fullRun(), { stdoutIsTTY: true, stderrIsTTY: true, verbose: true });
+    expect(verbose.err()).not.toContain(ESC);
+    const colored = await render("text", fullRun(), {
+      stdoutIsTTY: true,
+      stderrIsTTY: true,
+      verbose: true,
+      color: true,
+    });
+    expect(colored.err()).toMatch(SGR);
+    // The answer itself is never styled.
+    expect(colored.out()).not.toContain(ESC);
+  });
+
+  test("the spinner is erased before a progress line is written", async () => {
+    const io = await render("text", fullRun(), { stderrIsTTY: true });
+    const err = io.err();
+    const toolLine = err.indexOf("● bash");
+    const lastSpinner = err.lastIndexOf("Ionizing…", toolLine);
+    expect(lastSpinner).toBeGreaterThanOrEqual(0);
+    expect(err.slice(lastSpinner, toolLine)).toMatch(/^Ionizing…\r +\r$/);
+  });
+
+  test("stderr not a TTY: no spinner and no escape codes at all", async () => {
+    const io = await render("text", fullRun(), { color: false });
+    expect(io.err()).toBe("");
+    expect(io.out()).not.toContain(ESC);
+  });
+});
+
+describe("summarizeInput", () => {
+  test("picks command, path or pattern, first line only, capped", () => {
+    expect(summarizeInput({ command: "ls -la\nrm -rf /" })).toBe("ls -la");
+    expect(summarizeInput({ path: "src/a.ts", offset: 3 })).toBe("src/a.ts");
+    expect(summarizeInput({ pattern: "*.ts" })).toBe("*.ts");
+    expect(summarizeInput({ other: 42 })).toBe("42");
+    expect(summarizeInput({})).toBe("");
+    const long = summarizeInput({ command: "x".repeat(200) });
+    expect(long).toHaveLength(80);
+    expect(long.endsWith("…")).toBe(true);
+  });
+});
