@@ -4,6 +4,7 @@ import type { AgentDeps, AgentInput } from "../../src/agent/loop.ts";
 import { runToolBatch } from "../../src/agent/tool-batch.ts";
 import type { ToolResultBlock, ToolUseBlock } from "../../src/providers/types.ts";
 import type { AgentTool, ToolOutcome } from "../../src/tools/types.ts";
+import { testProvider } from "../support/stream-helpers.ts";
 
 function tool(name: string, readOnly: boolean, execute: () => Promise<ToolOutcome>): AgentTool {
   return { spec: { name, description: name, input_schema: { type: "object" } }, readOnly, execute };
@@ -20,16 +21,7 @@ function batchInput(tools: AgentTool[], overrides: Partial<AgentInput> = {}): Ag
   return {
     sessionId: "s",
     cwd: "/workspace",
-    provider: {
-      id: "fake",
-      name: "Fake",
-      wire: "openai",
-      baseURL: "http://127.0.0.1:9/v1",
-      apiKey: undefined,
-      keySource: "none",
-      headers: {},
-      quirks: {},
-    },
+    provider: testProvider({ apiKey: undefined, keySource: "none" }),
     model: "m",
     system: "",
     messages: [],

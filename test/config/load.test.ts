@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { IonError } from "../../src/errors.ts";
+import { flatConfig } from "../support/stream-helpers.ts";
 
 let root: string;
 let configDir: string;
@@ -37,15 +38,6 @@ async function loadError(): Promise<IonError> {
   throw new Error("expected loadConfig to fail");
 }
 
-const FLAT = {
-  provider: "openai",
-  model: "gpt-4o",
-  api_key: "sk-test-flat-0000000000001234",
-  api_base: null,
-  preamble: "You are a helpful assistant.",
-  context_window: 128000,
-};
-
 describe("loadConfig", () => {
   test("no files at all is an empty configuration", async () => {
     const loaded = await loadConfig({ cwd, env });
@@ -57,9 +49,9 @@ describe("loadConfig", () => {
   });
 
   test("the flat form loads as-is", async () => {
-    await write(userFile(), FLAT);
+    await write(userFile(), flatConfig());
     const loaded = await loadConfig({ cwd, env });
-    expect(loaded.config).toEqual(FLAT);
+    expect(loaded.config).toEqual(flatConfig());
     expect(loaded.warnings).toEqual([]);
     expect(loaded.sources.provider).toBe("user");
   });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { cacheDir, configDir, configFiles, dataDir } from "../../src/config/paths.ts";
 
 const HOME = join("/", "home", "tester");
+const XDG = { XDG_CONFIG_HOME: "/xdg/config", XDG_DATA_HOME: "/xdg/data" };
 
 describe("XDG paths", () => {
   test("fall back to the home directory", () => {
@@ -13,25 +14,14 @@ describe("XDG paths", () => {
   });
 
   test("XDG variables beat the home directory", () => {
-    const env = {
-      HOME,
-      XDG_CONFIG_HOME: "/xdg/config",
-      XDG_DATA_HOME: "/xdg/data",
-      XDG_CACHE_HOME: "/xdg/cache",
-    };
+    const env = { HOME, ...XDG, XDG_CACHE_HOME: "/xdg/cache" };
     expect(configDir(env)).toBe(join("/xdg/config", "ion"));
     expect(dataDir(env)).toBe(join("/xdg/data", "ion"));
     expect(cacheDir(env)).toBe(join("/xdg/cache", "ion"));
   });
 
   test("ION_CONFIG_DIR and ION_DATA_DIR beat XDG", () => {
-    const env = {
-      HOME,
-      XDG_CONFIG_HOME: "/xdg/config",
-      XDG_DATA_HOME: "/xdg/data",
-      ION_CONFIG_DIR: "/ion/config",
-      ION_DATA_DIR: "/ion/data",
-    };
+    const env = { HOME, ...XDG, ION_CONFIG_DIR: "/ion/config", ION_DATA_DIR: "/ion/data" };
     expect(configDir(env)).toBe("/ion/config");
     expect(dataDir(env)).toBe("/ion/data");
   });

@@ -13,6 +13,7 @@ import {
 } from "../../src/config/resolve.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { IonError } from "../../src/errors.ts";
+import { flatConfig } from "../support/stream-helpers.ts";
 
 function thrown(fn: () => unknown): IonError {
   try {
@@ -100,14 +101,7 @@ describe("resolveModel", () => {
 
 describe("resolveProvider", () => {
   test("the flat form resolves provider, model, key and base", () => {
-    const config: Config = {
-      provider: "openai",
-      model: "gpt-4o",
-      api_key: "sk-test-flat-0000000000001234",
-      api_base: null,
-      preamble: "You are a helpful assistant.",
-      context_window: 128000,
-    };
+    const config = flatConfig();
     const { providerId, model } = resolveModel(config);
     expect([providerId, model]).toEqual(["openai", "gpt-4o"]);
     const provider = resolveProvider(config, providerId, {});

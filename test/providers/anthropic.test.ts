@@ -1,77 +1,39 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, spyOn, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { DEFAULT_MAX_TOKENS, streamAnthropic, THINKING_BUDGET } from "../../src/providers/anthropic.ts";
-import type {
-  ResolvedProvider,
-  StopReason,
-  StreamEvent,
-  StreamRequest,
-  Usage,
-} from "../../src/providers/types.ts";
-import { type FakeLLM, FIXTURES, fixtureText, splitFrames, startFakeLLM } from "../support/fake-llm.ts";
+import type { StopReason, StreamEvent, ToolSpec, Usage } from "../../src/providers/types.ts";
+import { FIXTURES, fixtureText, splitFrames } from "../support/fake-llm.ts";
+import {
+  abortedSignal,
+  expectAuthError,
+  finishEvents,
+  jsonResponse,
+  namedSseFrames,
+  refusedURL,
+  textDeltas,
+  toolCallEvents,
+  usageOf,
+  useAdapterHarness,
+  userText,
+} from "../support/stream-helpers.ts";
 
 const KEY = "sk-ant-test-fake-0000";
 const MODEL = "claude-sonnet-4-20250514";
 
-let server: FakeLLM;
-beforeAll(async () => {
-  server = await startFakeLLM();
-});
-afterAll(async () => {
-  await server.stop();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
-
-function provider(overrides: Partial<ResolvedProvider> = {}): ResolvedProvider {
-  return {
-    id: "anthropic",
-    name: "Anthropic",
-    wire: "anthropic",
-    baseURL: server.url,
+const { server, provider, request, collect, abortDuringStall } = useAdapterHarness(
+  "anthropic",
+  streamAnthropic,
+  {
     apiKey: KEY,
-    keySource: "env ANTHROPIC_API_KEY",
-    headers: {},
-    quirks: {},
-    ...overrides,
-  };
-}
-
-function request(overrides: Partial<StreamRequest> = {}): StreamRequest {
-  return {
-    provider: provider(),
     model: MODEL,
     system: "You are a helpful assistant",
-    messages: [{ role: "user", content: [{ type: "text", text: "Hi" }] }],
-    tools: [],
-    thinking: "off",
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
+    prompt: "Hi",
+    resetRequestsEachTest: true,
+  },
+);
 
-async function collect(req: StreamRequest): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of streamAnthropic(req)) events.push(event);
-  return events;
-}
-
-function usage(input: number, output: number, cacheRead = 0, cacheCreation = 0): Usage {
-  return {
-    input_tokens: input,
-    output_tokens: output,
-    cache_read_input_tokens: cacheRead,
-    cache_creation_input_tokens: cacheCreation,
-  };
-}
-
-/** SSE in Anthropic's framing, for shapes the recorded fixtures do not cover. */
-function sse(...events: { type: string; [key: string]: unknown }[]): string {
-  return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
-}
-
-const start = (u: Record<string, number>) => ({
+// The wire's usage objects have the same fields as ion's Usage.
+const start = (u: Partial<Usage>) => ({
   type: "message_start",
   message: { id: "msg_1", type: "message", role: "assistant", model: MODEL, content: [], usage: u },
 });
@@ -80,7 +42,7 @@ const textBlock = (index: number, text: string) => [
   { type: "content_block_delta", index, delta: { type: "text_delta", text } },
   { type: "content_block_stop", index },
 ];
-const end = (stop_reason: string, u: Record<string, number>) => [
+const end = (stop_reason: string, u: Partial<Usage>) => [
   { type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage: u },
   { type: "message_stop" },
 ];
@@ -114,69 +76,43 @@ const thinkingPieces = [
 
 const expected: Record<string, () => Promise<StreamEvent[]>> = {
   "anthropic-stream-text.sse": async () => [
-    { type: "text_delta", text: "Hello" },
-    { type: "text_delta", text: " there" },
-    { type: "text_delta", text: "!" },
-    { type: "usage", usage: usage(11, 6) },
-    { type: "done", stop_reason: "end_turn", usage: usage(11, 6) },
+    ...textDeltas(["Hello", " there", "!"]),
+    ...finishEvents("end_turn", usageOf(11, 6)),
   ],
   "anthropic-stream-tool-use.sse": async () => [
-    { type: "text_delta", text: "I" },
-    { type: "text_delta", text: "'ll check the current weather in Paris for you." },
-    { type: "tool_call_start", index: 1, id: "toolu_01NRLabsLyVHZPKxbKvkfSMn", name: "get_weather" },
-    ...['{"locati', 'on": "P', "ar", 'is"}'].map((d) => ({
-      type: "tool_call_delta" as const,
-      index: 1,
-      arguments_delta: d,
-    })),
-    {
-      type: "tool_call",
-      id: "toolu_01NRLabsLyVHZPKxbKvkfSMn",
-      name: "get_weather",
-      input: { location: "Paris" },
-    },
-    { type: "usage", usage: usage(377, 65) },
-    { type: "done", stop_reason: "tool_use", usage: usage(377, 65) },
+    ...textDeltas(["I", "'ll check the current weather in Paris for you."]),
+    ...toolCallEvents(
+      1,
+      "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+      "get_weather",
+      ['{"locati', 'on": "P', "ar", 'is"}'],
+      { location: "Paris" },
+    ),
+    ...finishEvents("tool_use", usageOf(377, 65)),
   ],
   "anthropic-stream-parallel-tool-use.sse": async () => [
-    ...["I'll add and", " multiply the numbers", " 2 and 3 for", " you."].map((text) => ({
-      type: "text_delta" as const,
-      text,
-    })),
-    { type: "tool_call_start", index: 1, id: "toolu_01UYxUYC2zRPY8wiutnF48eP", name: "add" },
-    ...['{"a": 2', ', "b"', ": 3}"].map((d) => ({
-      type: "tool_call_delta" as const,
-      index: 1,
-      arguments_delta: d,
-    })),
-    { type: "tool_call", id: "toolu_01UYxUYC2zRPY8wiutnF48eP", name: "add", input: { a: 2, b: 3 } },
-    { type: "tool_call_start", index: 2, id: "toolu_01VaRx1jpWCvPhi7L4kywAcd", name: "multiply" },
-    ...['{"a": 2', ', "b":', " 3}"].map((d) => ({
-      type: "tool_call_delta" as const,
-      index: 2,
-      arguments_delta: d,
-    })),
-    { type: "tool_call", id: "toolu_01VaRx1jpWCvPhi7L4kywAcd", name: "multiply", input: { a: 2, b: 3 } },
-    { type: "usage", usage: usage(502, 137) },
-    { type: "done", stop_reason: "tool_use", usage: usage(502, 137) },
+    ...textDeltas(["I'll add and", " multiply the numbers", " 2 and 3 for", " you."]),
+    ...toolCallEvents(1, "toolu_01UYxUYC2zRPY8wiutnF48eP", "add", ['{"a": 2', ', "b"', ": 3}"], {
+      a: 2,
+      b: 3,
+    }),
+    ...toolCallEvents(2, "toolu_01VaRx1jpWCvPhi7L4kywAcd", "multiply", ['{"a": 2', ', "b":', " 3}"], {
+      a: 2,
+      b: 3,
+    }),
+    ...finishEvents("tool_use", usageOf(502, 137)),
   ],
   "anthropic-stream-thinking-tool-use.sse": async () => [
     ...thinkingPieces.map((text) => ({ type: "thinking_delta" as const, text })),
     { type: "thinking_signature", signature: await weatherSignature() },
-    { type: "tool_call_start", index: 1, id: "toolu_01Js4AMfx5qpTLhwTusnvT68", name: "weather" },
-    ...['{"', "lo", "catio", 'n": "Florenc', "e, Italy", '"}'].map((d) => ({
-      type: "tool_call_delta" as const,
-      index: 1,
-      arguments_delta: d,
-    })),
-    {
-      type: "tool_call",
-      id: "toolu_01Js4AMfx5qpTLhwTusnvT68",
-      name: "weather",
-      input: { location: "Florence, Italy" },
-    },
-    { type: "usage", usage: usage(424, 119) },
-    { type: "done", stop_reason: "tool_use", usage: usage(424, 119) },
+    ...toolCallEvents(
+      1,
+      "toolu_01Js4AMfx5qpTLhwTusnvT68",
+      "weather",
+      ['{"', "lo", "catio", 'n": "Florenc', "e, Italy", '"}'],
+      { location: "Florence, Italy" },
+    ),
+    ...finishEvents("tool_use", usageOf(424, 119)),
   ],
 };
 
@@ -213,33 +149,24 @@ describe("recorded anthropic streams", () => {
 
 describe("stream mapping", () => {
   test("cache tokens from message_start survive a message_delta that only counts output", async () => {
-    const u = {
-      input_tokens: 12,
-      cache_read_input_tokens: 1500,
-      cache_creation_input_tokens: 200,
-      output_tokens: 1,
-    };
-    server.enqueue({ body: sse(start(u), ...textBlock(0, "ok"), ...end("end_turn", { output_tokens: 9 })) });
+    const u = usageOf(12, 1, 1500, 200);
+    server.enqueue({
+      body: namedSseFrames(start(u), ...textBlock(0, "ok"), ...end("end_turn", { output_tokens: 9 })),
+    });
     const events = await collect(request());
-    expect(events.at(-2)).toEqual({ type: "usage", usage: usage(12, 9, 1500, 200) });
-    expect(events.at(-1)).toEqual({ type: "done", stop_reason: "end_turn", usage: usage(12, 9, 1500, 200) });
+    expect(events.at(-2)).toEqual({ type: "usage", usage: usageOf(12, 9, 1500, 200) });
+    expect(events.at(-1)).toEqual({
+      type: "done",
+      stop_reason: "end_turn",
+      usage: usageOf(12, 9, 1500, 200),
+    });
   });
 
   test("message_delta's cumulative input fields win over message_start's", async () => {
-    const u = {
-      input_tokens: 5,
-      cache_read_input_tokens: 0,
-      cache_creation_input_tokens: 0,
-      output_tokens: 1,
-    };
-    const delta = {
-      input_tokens: 7,
-      cache_read_input_tokens: 300,
-      cache_creation_input_tokens: 40,
-      output_tokens: 20,
-    };
-    server.enqueue({ body: sse(start(u), ...textBlock(0, "ok"), ...end("end_turn", delta)) });
-    expect((await collect(request())).at(-1)).toMatchObject({ usage: usage(7, 20, 300, 40) });
+    const u = usageOf(5, 1);
+    const delta = usageOf(7, 20, 300, 40);
+    server.enqueue({ body: namedSseFrames(start(u), ...textBlock(0, "ok"), ...end("end_turn", delta)) });
+    expect((await collect(request())).at(-1)).toMatchObject({ usage: usageOf(7, 20, 300, 40) });
   });
 
   test.each([
@@ -252,12 +179,12 @@ describe("stream mapping", () => {
     ["model_context_window_exceeded", "max_tokens"],
   ] satisfies [string, StopReason][])("stop_reason %s → %s", async (wire, ours) => {
     server.enqueue({
-      body: sse(start({ input_tokens: 1, output_tokens: 1 }), ...end(wire, { output_tokens: 2 })),
+      body: namedSseFrames(start({ input_tokens: 1, output_tokens: 1 }), ...end(wire, { output_tokens: 2 })),
     });
     expect((await collect(request())).at(-1)).toEqual({
       type: "done",
       stop_reason: ours,
-      usage: usage(1, 2),
+      usage: usageOf(1, 2),
     });
   });
 
@@ -275,7 +202,7 @@ describe("stream mapping", () => {
       })),
       { type: "content_block_stop", index },
     ];
-    const body = sse(
+    const body = namedSseFrames(
       start({ input_tokens: 1, output_tokens: 1 }),
       ...tool(0, "toolu_empty", [""]),
       ...tool(1, "toolu_cut", ['{"command": "ls']),
@@ -292,39 +219,48 @@ describe("stream mapping", () => {
 describe("request mapping", () => {
   test("system, messages, tools and thinking are sent in the Messages shape", async () => {
     const signature = await weatherSignature();
+    // Fresh objects for the request and for the expectation, so a change made in place cannot hide.
+    const weatherTool = (): ToolSpec => ({
+      name: "weather",
+      description: "Get weather information for a location",
+      input_schema: {
+        type: "object",
+        properties: { location: { type: "string" } },
+        required: ["location"],
+      },
+    });
+    const question = () => userText("What's the weather in Florence, Italy?");
+    const signed = () => ({ type: "thinking" as const, thinking: "Need the weather tool.", signature });
+    const call = () => ({
+      type: "tool_use" as const,
+      id: "toolu_1",
+      name: "weather",
+      input: { location: "Florence, Italy" },
+    });
+    const result = () => ({
+      type: "tool_result" as const,
+      tool_use_id: "toolu_1",
+      content: "sunny, 24°C",
+      is_error: false,
+    });
     server.enqueue({ body: await fixtureText("streaming/anthropic-stream-text.sse") });
     await collect(
       request({
         provider: provider({ headers: { "x-ion-test": "yes" } }),
         thinking: "medium",
-        tools: [
-          {
-            name: "weather",
-            description: "Get weather information for a location",
-            input_schema: {
-              type: "object",
-              properties: { location: { type: "string" } },
-              required: ["location"],
-            },
-          },
-        ],
+        tools: [weatherTool()],
         messages: [
-          { role: "user", content: [{ type: "text", text: "What's the weather in Florence, Italy?" }] },
+          question(),
           {
             role: "assistant",
             content: [
-              { type: "thinking", thinking: "Need the weather tool.", signature },
+              signed(),
               { type: "thinking", thinking: "unsigned, from another wire" },
               { type: "text", text: "" },
-              { type: "tool_use", id: "toolu_1", name: "weather", input: { location: "Florence, Italy" } },
+              call(),
             ],
           },
-          {
-            role: "user",
-            content: [
-              { type: "tool_result", tool_use_id: "toolu_1", content: "sunny, 24°C", is_error: false },
-            ],
-          },
+          { role: "user", content: [result()] },
         ],
       }),
     );
@@ -343,38 +279,11 @@ describe("request mapping", () => {
       stream: true,
       system: [{ type: "text", text: "You are a helpful assistant", cache_control: { type: "ephemeral" } }],
       thinking: { type: "enabled", budget_tokens: 4096 },
-      tools: [
-        {
-          name: "weather",
-          description: "Get weather information for a location",
-          input_schema: {
-            type: "object",
-            properties: { location: { type: "string" } },
-            required: ["location"],
-          },
-        },
-      ],
+      tools: [weatherTool()],
       messages: [
-        { role: "user", content: [{ type: "text", text: "What's the weather in Florence, Italy?" }] },
-        {
-          role: "assistant",
-          content: [
-            { type: "thinking", thinking: "Need the weather tool.", signature },
-            { type: "tool_use", id: "toolu_1", name: "weather", input: { location: "Florence, Italy" } },
-          ],
-        },
-        {
-          role: "user",
-          content: [
-            {
-              type: "tool_result",
-              tool_use_id: "toolu_1",
-              content: "sunny, 24°C",
-              is_error: false,
-              cache_control: { type: "ephemeral" },
-            },
-          ],
-        },
+        question(),
+        { role: "assistant", content: [signed(), call()] },
+        { role: "user", content: [{ ...result(), cache_control: { type: "ephemeral" } }] },
       ],
     });
   });
@@ -408,25 +317,19 @@ describe("request mapping", () => {
 });
 
 describe("failures end the stream with one error event", () => {
-  const json = { "content-type": "application/json" };
-
   test("401 → auth, naming provider and key source, never the key", async () => {
     const body = await fixtureText("errors/anthropic-401-authentication-error.json");
-    server.enqueue({ status: 401, headers: json, body });
+    server.enqueue(jsonResponse(401, body));
     const events = await collect(request());
     expect(events).toHaveLength(1);
     const event = events[0]!;
     if (event.type !== "error") throw new Error(`expected an error event, got ${event.type}`);
-    expect(event.error.kind).toBe("auth");
-    expect(event.error.status).toBe(401);
-    expect(event.error.message).toContain("anthropic");
-    expect(event.error.message).toContain("env ANTHROPIC_API_KEY");
-    expect(event.error.message.includes(KEY)).toBe(false);
+    expectAuthError(event.error, "anthropic", "env ANTHROPIC_API_KEY", KEY);
   });
 
   test("429 with retry-after: 1 → rate_limit, retryAfterMs 1000", async () => {
     const body = await fixtureText("errors/anthropic-429-rate-limit-error.json");
-    server.enqueue({ status: 429, headers: { ...json, "retry-after": "1" }, body });
+    server.enqueue(jsonResponse(429, body, { "retry-after": "1" }));
     const events = await collect(request());
     expect(events).toEqual([{ type: "error", error: expect.objectContaining({ kind: "rate_limit" }) }]);
     expect(events[0]).toMatchObject({ error: { status: 429, retryAfterMs: 1000 } });
@@ -435,7 +338,7 @@ describe("failures end the stream with one error event", () => {
 
   test("529 → overloaded", async () => {
     const body = await fixtureText("errors/anthropic-529-overloaded-error.json");
-    server.enqueue({ status: 529, headers: json, body });
+    server.enqueue(jsonResponse(529, body));
     expect(await collect(request())).toEqual([
       { type: "error", error: expect.objectContaining({ kind: "overloaded", status: 529 }) },
     ]);
@@ -443,7 +346,7 @@ describe("failures end the stream with one error event", () => {
 
   test("400 prompt too long → context_overflow", async () => {
     const body = await fixtureText("errors/anthropic-400-prompt-too-long.json");
-    server.enqueue({ status: 400, headers: json, body });
+    server.enqueue(jsonResponse(400, body));
     expect(await collect(request())).toEqual([
       { type: "error", error: expect.objectContaining({ kind: "context_overflow", status: 400 }) },
     ]);
@@ -452,14 +355,14 @@ describe("failures end the stream with one error event", () => {
   test("in-stream api_error after content → server, with the usage so far", async () => {
     const error = { type: "error", error: { type: "api_error", message: "Internal server error" } };
     server.enqueue({
-      body: sse(start({ input_tokens: 3, output_tokens: 1 }), ...textBlock(0, "par"), error),
+      body: namedSseFrames(start({ input_tokens: 3, output_tokens: 1 }), ...textBlock(0, "par"), error),
     });
     const events = await collect(request());
     expect(events[0]).toEqual({ type: "text_delta", text: "par" });
     expect(events.at(-1)).toEqual({
       type: "error",
       error: expect.objectContaining({ kind: "server" }),
-      usage: usage(3, 1),
+      usage: usageOf(3, 1),
     });
   });
 
@@ -471,7 +374,7 @@ describe("failures end the stream with one error event", () => {
     expect(events.at(-1)).toMatchObject({
       type: "error",
       error: { kind: "stream_dropped" },
-      usage: usage(11, 1),
+      usage: usageOf(11, 1),
     });
   });
 
@@ -483,29 +386,20 @@ describe("failures end the stream with one error event", () => {
   });
 
   test("abort during a stall → aborted", async () => {
-    const chunks = splitFrames(await fixtureText("streaming/anthropic-stream-text.sse"));
-    server.enqueue({ chunks, stallAfterChunks: 4 });
-    const controller = new AbortController();
-    const events: StreamEvent[] = [];
-    for await (const event of streamAnthropic(request({ signal: controller.signal }))) {
-      events.push(event);
-      if (event.type === "text_delta") setTimeout(() => controller.abort(), 20);
-    }
+    const events = await abortDuringStall("streaming/anthropic-stream-text.sse", 4, (controller) =>
+      setTimeout(() => controller.abort(), 20),
+    );
     expect(events[0]).toEqual({ type: "text_delta", text: "Hello" });
     expect(events.at(-1)).toMatchObject({ type: "error", error: { kind: "aborted" } });
   });
 
   test("already aborted → aborted, nothing else", async () => {
-    const controller = new AbortController();
-    controller.abort();
-    const events = await collect(request({ signal: controller.signal }));
+    const events = await collect(request({ signal: abortedSignal() }));
     expect(events).toEqual([{ type: "error", error: expect.objectContaining({ kind: "aborted" }) }]);
   });
 
   test("connection refused → network", async () => {
-    const closed = await startFakeLLM();
-    await closed.stop();
-    const events = await collect(request({ provider: provider({ baseURL: closed.url }) }));
+    const events = await collect(request({ provider: provider({ baseURL: await refusedURL() }) }));
     expect(events).toEqual([{ type: "error", error: expect.objectContaining({ kind: "network" }) }]);
   });
 

@@ -3,20 +3,12 @@ import { readdirSync } from "node:fs";
 import { bodyMessage, classifyHttpError, maskKey, redact, retryAfterMs } from "../../src/providers/errors.ts";
 import type { ProviderErrorKind, ResolvedProvider } from "../../src/providers/types.ts";
 import { FIXTURES } from "../support/fake-llm.ts";
+import { testProvider } from "../support/stream-helpers.ts";
 
 const KEY = "sk-proj-S3cr3tK3yMaterial0123456789wxyz";
 
 function provider(id: string, apiKey: string | undefined = KEY): ResolvedProvider {
-  return {
-    id,
-    name: id,
-    wire: "openai",
-    baseURL: "http://127.0.0.1:9/v1",
-    apiKey,
-    keySource: apiKey ? "env TEST_API_KEY" : "none",
-    headers: {},
-    quirks: {},
-  };
+  return testProvider({ id, name: id, apiKey, keySource: apiKey ? "env TEST_API_KEY" : "none" });
 }
 
 const ERRORS_DIR = `${FIXTURES}errors/`;

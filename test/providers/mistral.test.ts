@@ -1,107 +1,61 @@
-import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { describe, expect, spyOn, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { streamMistral } from "../../src/providers/mistral.ts";
-import type { ResolvedProvider, StreamEvent, StreamRequest } from "../../src/providers/types.ts";
-import { type FakeLLM, FIXTURES, fixtureText, splitFrames, startFakeLLM } from "../support/fake-llm.ts";
+import type { StreamEvent } from "../../src/providers/types.ts";
+import { FIXTURES, fixtureText, splitFrames } from "../support/fake-llm.ts";
+import {
+  chatChunk,
+  expectAuthError,
+  finishEvents,
+  jsonResponse,
+  refusedURL,
+  sseFrames,
+  textDeltas,
+  toolCallEvents,
+  usageOf,
+  useAdapterHarness,
+} from "../support/stream-helpers.ts";
 
 const KEY = "fake-mistral-key-0123456789abcdef";
-let llm: FakeLLM;
-
-beforeAll(async () => {
-  llm = await startFakeLLM();
-});
-afterAll(async () => {
-  await llm.stop();
+const MODEL = "mistral-small-latest";
+const { server, provider, request, collect, abortDuringStall } = useAdapterHarness("mistral", streamMistral, {
+  apiKey: KEY,
+  model: MODEL,
+  prompt: "hi",
 });
 
-function provider(overrides: Partial<ResolvedProvider> = {}): ResolvedProvider {
-  return {
-    id: "mistral",
-    name: "Mistral",
-    wire: "mistral",
-    baseURL: llm.url,
-    apiKey: KEY,
-    keySource: "env MISTRAL_API_KEY",
-    headers: {},
-    quirks: {},
-    ...overrides,
-  };
-}
+/** Mistral's SSE always ends with `[DONE]`. */
+const sse = (...payloads: unknown[]) => sseFrames(...payloads, "[DONE]");
 
-function request(overrides: Partial<StreamRequest> = {}): StreamRequest {
-  return {
-    provider: provider(),
-    model: "mistral-small-latest",
-    system: "",
-    messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
-    tools: [],
-    thinking: "off",
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function collect(req: StreamRequest): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for await (const event of streamMistral(req)) events.push(event);
-  return events;
-}
-
-function sse(...payloads: unknown[]): string {
-  return `${payloads.map((p) => `data: ${JSON.stringify(p)}\n\n`).join("")}data: [DONE]\n\n`;
-}
-
-function chunk(delta: Record<string, unknown>, finish: string | null = null, usage?: unknown): unknown {
-  return {
-    id: "c1",
-    object: "chat.completion.chunk",
-    created: 1,
-    model: "mistral-small-latest",
-    choices: [{ index: 0, delta, finish_reason: finish }],
-    ...(usage ? { usage } : {}),
-  };
-}
-
-const usage = (input: number, output: number, cached = 0) => ({
-  input_tokens: input,
-  output_tokens: output,
-  cache_read_input_tokens: cached,
-  cache_creation_input_tokens: 0,
-});
+const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: unknown) =>
+  chatChunk(delta, finish, { id: "c1", model: MODEL, ...(usage ? { usage } : {}) });
 
 const EXPECTED: Record<string, StreamEvent[]> = {
   "mistral-chat-stream-text.sse": [
-    ...["Hello", ", ", "world!", " This", " is a test", " response."].map(
-      (text): StreamEvent => ({ type: "text_delta", text }),
-    ),
-    { type: "usage", usage: usage(13, 8) },
-    { type: "done", stop_reason: "end_turn", usage: usage(13, 8) },
+    ...textDeltas(["Hello", ", ", "world!", " This", " is a test", " response."]),
+    ...finishEvents("end_turn", usageOf(13, 8)),
   ],
   "mistral-chat-stream-tool-call.sse": [
-    { type: "tool_call_start", index: 0, id: "gSIMJiOkT", name: "weather" },
-    { type: "tool_call_delta", index: 0, arguments_delta: '{"location": "San Francisco"}' },
-    { type: "tool_call", id: "gSIMJiOkT", name: "weather", input: { location: "San Francisco" } },
-    { type: "usage", usage: usage(124, 22) },
-    { type: "done", stop_reason: "tool_use", usage: usage(124, 22) },
+    ...toolCallEvents(0, "gSIMJiOkT", "weather", ['{"location": "San Francisco"}'], {
+      location: "San Francisco",
+    }),
+    ...finishEvents("tool_use", usageOf(124, 22)),
   ],
   "mistral-chat-stream-incremental-tool-call.sse": [
-    { type: "tool_call_start", index: 0, id: "chatcmpl-tool-9f149c74c42f265b", name: "webSearchTool" },
-    { type: "tool_call_delta", index: 0, arguments_delta: '{"query": "current Berlin weather"}' },
-    {
-      type: "tool_call",
-      id: "chatcmpl-tool-9f149c74c42f265b",
-      name: "webSearchTool",
-      input: { query: "current Berlin weather" },
-    },
-    { type: "usage", usage: usage(43, 14, 128) },
-    { type: "done", stop_reason: "tool_use", usage: usage(43, 14, 128) },
+    ...toolCallEvents(
+      0,
+      "chatcmpl-tool-9f149c74c42f265b",
+      "webSearchTool",
+      ['{"query": "current Berlin weather"}'],
+      { query: "current Berlin weather" },
+    ),
+    ...finishEvents("tool_use", usageOf(43, 14, 128)),
   ],
   "mistral-chat-stream-magistral-thinking.sse": [
     { type: "thinking_delta", text: "The user is asking" },
     { type: "thinking_delta", text: " for 2+2. This is basic arithmetic. 2+2=4." },
     { type: "text_delta", text: "2 + 2 = 4" },
-    { type: "usage", usage: usage(10, 46) },
-    { type: "done", stop_reason: "end_turn", usage: usage(10, 46) },
+    ...finishEvents("end_turn", usageOf(10, 46)),
   ],
 };
 
@@ -116,7 +70,7 @@ describe("streamMistral: recorded streams", () => {
     for (const mode of ["framed chunks", "one chunk"] as const) {
       test(`${name} (${mode})`, async () => {
         const text = await fixtureText(`streaming/${name}`);
-        llm.enqueue(mode === "one chunk" ? { body: text } : { chunks: splitFrames(text) });
+        server.enqueue(mode === "one chunk" ? { body: text } : { chunks: splitFrames(text) });
         expect(await collect(request())).toEqual(EXPECTED[name]!);
       });
     }
@@ -125,8 +79,8 @@ describe("streamMistral: recorded streams", () => {
 
 describe("streamMistral: the request", () => {
   test("maps system, messages, tool calls, tool results and tools", async () => {
-    llm.enqueue({ body: await fixtureText("streaming/mistral-chat-stream-text.sse") });
-    const before = llm.requests.length;
+    server.enqueue({ body: await fixtureText("streaming/mistral-chat-stream-text.sse") });
+    const before = server.requests.length;
     await collect(
       request({
         provider: provider({ headers: { "x-team": "ion" } }),
@@ -160,14 +114,14 @@ describe("streamMistral: the request", () => {
         ],
       }),
     );
-    expect(llm.requests.length).toBe(before + 1);
-    const sent = llm.requests.at(-1)!;
+    expect(server.requests.length).toBe(before + 1);
+    const sent = server.requests.at(-1)!;
     expect(sent.method).toBe("POST");
     expect(sent.path).toBe("/v1/chat/completions");
     expect(sent.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(sent.headers["x-team"]).toBe("ion");
     expect(sent.body).toEqual({
-      model: "mistral-small-latest",
+      model: MODEL,
       stream: true,
       max_tokens: 500,
       reasoning_effort: "high",
@@ -205,12 +159,12 @@ describe("streamMistral: the request", () => {
 
   test("no tools and thinking off send neither field; magistral gets prompt_mode", async () => {
     const text = await fixtureText("streaming/mistral-chat-stream-text.sse");
-    llm.enqueue({ body: text }, { body: text });
+    server.enqueue({ body: text }, { body: text });
     await collect(request());
-    const plain = llm.requests.at(-1)!.body as Record<string, unknown>;
+    const plain = server.requests.at(-1)!.body as Record<string, unknown>;
     expect(Object.keys(plain).sort()).toEqual(["messages", "model", "stream"]);
     await collect(request({ model: "magistral-medium-2507", thinking: "high" }));
-    const magistral = llm.requests.at(-1)!.body as Record<string, unknown>;
+    const magistral = server.requests.at(-1)!.body as Record<string, unknown>;
     expect(magistral.prompt_mode).toBe("reasoning");
     expect(magistral.reasoning_effort).toBeUndefined();
   });
@@ -218,7 +172,7 @@ describe("streamMistral: the request", () => {
 
 describe("streamMistral: tool call edge cases", () => {
   test("several whole calls in one delta without index stay separate; bad JSON is reported", async () => {
-    llm.enqueue({
+    server.enqueue({
       body: sse(
         chunk(
           {
@@ -242,20 +196,20 @@ describe("streamMistral: tool call edge cases", () => {
     expect(
       events.filter((e) => e.type === "tool_call_start").map((e) => e.type === "tool_call_start" && e.index),
     ).toEqual([0, 1]);
-    expect(events.at(-1)).toEqual({ type: "done", stop_reason: "tool_use", usage: usage(5, 3) });
+    expect(events.at(-1)).toEqual({ type: "done", stop_reason: "tool_use", usage: usageOf(5, 3) });
   });
 
   test("length stops map to max_tokens", async () => {
-    llm.enqueue({ body: sse(chunk({ content: "cut" }, "length")) });
+    server.enqueue({ body: sse(chunk({ content: "cut" }, "length")) });
     expect((await collect(request())).at(-1)).toEqual({
       type: "done",
       stop_reason: "max_tokens",
-      usage: usage(0, 0),
+      usage: usageOf(0, 0),
     });
   });
 
   test("finish_reason error ends with an error event", async () => {
-    llm.enqueue({ body: sse(chunk({ content: "par" }), chunk({ content: "" }, "error")) });
+    server.enqueue({ body: sse(chunk({ content: "par" }), chunk({ content: "" }, "error")) });
     const last = (await collect(request())).at(-1);
     expect(last).toMatchObject({ type: "error", error: { kind: "server" } });
   });
@@ -270,39 +224,24 @@ describe("streamMistral: failures", () => {
   };
 
   test("401 is auth, names provider and key source, never the key", async () => {
-    llm.enqueue({
-      status: 401,
-      headers: { "content-type": "application/json" },
-      body: await fixtureText("errors/mistral-401-unauthorized.json"),
-    });
-    const error = errorOf(await collect(request()));
-    expect(error.kind).toBe("auth");
-    expect(error.status).toBe(401);
-    expect(error.message).toContain("mistral");
-    expect(error.message).toContain("env MISTRAL_API_KEY");
-    expect(error.message).not.toContain(KEY);
+    server.enqueue(jsonResponse(401, await fixtureText("errors/mistral-401-unauthorized.json")));
+    expectAuthError(errorOf(await collect(request())), "mistral", "env MISTRAL_API_KEY", KEY);
   });
 
   test("without a key no Authorization is sent (not even $MISTRAL_API_KEY) and auth says how to add one", async () => {
-    llm.enqueue({
-      status: 401,
-      headers: { "content-type": "application/json" },
-      body: '{"detail":"Unauthorized"}',
-    });
+    server.enqueue(jsonResponse(401, '{"detail":"Unauthorized"}'));
     const error = errorOf(
       await collect(request({ provider: provider({ apiKey: undefined, keySource: "none" }) })),
     );
-    expect(llm.requests.at(-1)!.headers.authorization).toBeUndefined();
+    expect(server.requests.at(-1)!.headers.authorization).toBeUndefined();
     expect(error.kind).toBe("auth");
     expect(error.message).toContain("no API key for mistral");
   });
 
   test("422 validation details become one readable line", async () => {
-    llm.enqueue({
-      status: 422,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ detail: [{ loc: ["body", "model"], msg: "Field required", type: "missing" }] }),
-    });
+    server.enqueue(
+      jsonResponse(422, { detail: [{ loc: ["body", "model"], msg: "Field required", type: "missing" }] }),
+    );
     const error = errorOf(await collect(request()));
     expect(error).toMatchObject({ kind: "bad_request", status: 422 });
     expect(error.message).toContain("body.model: Field required");
@@ -310,27 +249,23 @@ describe("streamMistral: failures", () => {
   });
 
   test("429 with retry-after is rate_limit with retryAfterMs", async () => {
-    llm.enqueue({
-      status: 429,
-      headers: { "content-type": "application/json", "retry-after": "3" },
-      body: JSON.stringify({ message: "Requests rate limit exceeded" }),
-    });
+    server.enqueue(jsonResponse(429, { message: "Requests rate limit exceeded" }, { "retry-after": "3" }));
     const error = errorOf(await collect(request()));
     expect(error).toMatchObject({ kind: "rate_limit", status: 429, retryAfterMs: 3000 });
     expect(error.message).toContain("Requests rate limit exceeded");
   });
 
   test("500 is server, not retried by the SDK", async () => {
-    const before = llm.requests.length;
-    llm.enqueue({ status: 500, headers: { "content-type": "application/json" }, body: '{"message":"boom"}' });
+    const before = server.requests.length;
+    server.enqueue(jsonResponse(500, '{"message":"boom"}'));
     expect(errorOf(await collect(request()))).toMatchObject({ kind: "server", status: 500 });
-    expect(llm.requests.length).toBe(before + 1);
+    expect(server.requests.length).toBe(before + 1);
   });
 
   test("a drop mid-stream is stream_dropped after the text so far", async () => {
     const frames = splitFrames(await fixtureText("streaming/mistral-chat-stream-text.sse"));
     // The delay lets the response start before the socket closes (else fetch itself fails: network).
-    llm.enqueue({ chunks: frames, dropAfterChunks: 3, chunkDelayMs: 10 });
+    server.enqueue({ chunks: frames, dropAfterChunks: 3, chunkDelayMs: 10 });
     const events = await collect(request());
     // Bun's fetch may lose the bytes that arrive together with the close, so only "Hello" is certain.
     const texts = events.slice(0, -1);
@@ -344,28 +279,18 @@ describe("streamMistral: failures", () => {
   });
 
   test("a stream that ends without a finish reason is stream_dropped", async () => {
-    llm.enqueue({ body: sse(chunk({ content: "half" })) });
+    server.enqueue({ body: sse(chunk({ content: "half" })) });
     expect(errorOf(await collect(request())).kind).toBe("stream_dropped");
   });
 
   test("abort during a stall ends with aborted", async () => {
-    const frames = splitFrames(await fixtureText("streaming/mistral-chat-stream-text.sse"));
-    llm.enqueue({ chunks: frames, stallAfterChunks: 2 });
-    const controller = new AbortController();
-    const events: StreamEvent[] = [];
-    for await (const event of streamMistral(request({ signal: controller.signal }))) {
-      events.push(event);
-      if (event.type === "text_delta") controller.abort();
-    }
+    const events = await abortDuringStall("streaming/mistral-chat-stream-text.sse", 2);
     expect(events[0]).toEqual({ type: "text_delta", text: "Hello" });
     expect(errorOf(events).kind).toBe("aborted");
   });
 
   test("connection refused is network", async () => {
-    const closed = await startFakeLLM();
-    const url = closed.url;
-    await closed.stop();
-    const error = errorOf(await collect(request({ provider: provider({ baseURL: url }) })));
+    const error = errorOf(await collect(request({ provider: provider({ baseURL: await refusedURL() }) })));
     expect(error.kind).toBe("network");
     expect(error.message).toContain("mistral");
   });
@@ -375,7 +300,7 @@ describe("streamMistral: SDK output", () => {
   test("debug output goes to request.log with the key redacted; deprecation notices never hit the console", async () => {
     const warn = spyOn(console, "warn");
     const lines: string[] = [];
-    llm.enqueue({
+    server.enqueue({
       headers: { "x-model-deprecation-timestamp": "2030-01-01" },
       body: await fixtureText("streaming/mistral-chat-stream-text.sse"),
     });

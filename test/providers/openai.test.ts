@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { streamOpenAI } from "../../src/providers/openai.ts";
 import type {
   Message,
@@ -7,58 +7,30 @@ import type {
   StreamEvent,
   StreamRequest,
   ToolSpec,
+  Usage,
 } from "../../src/providers/types.ts";
+import { FIXTURES, fixtureText, type RecordedRequest, splitFrames } from "../support/fake-llm.ts";
 import {
-  type FakeLLM,
-  FIXTURES,
-  fixtureText,
-  type RecordedRequest,
-  splitFrames,
-  startFakeLLM,
-} from "../support/fake-llm.ts";
+  abortedSignal,
+  chatChunk,
+  expectAuthError,
+  finishEvents,
+  jsonResponse,
+  sseFrames,
+  streamedToolCall,
+  textDeltas,
+  usageOf,
+  useAdapterHarness,
+  userText,
+} from "../support/stream-helpers.ts";
 
 const KEY = "sk-test-fake-key-0000";
-let server: FakeLLM;
-
-beforeAll(async () => {
-  server = await startFakeLLM();
+const { server, provider, request, collect, abortDuringStall } = useAdapterHarness("openai", streamOpenAI, {
+  apiKey: KEY,
+  model: "gpt-4o",
+  system: "You are a helpful assistant",
+  prompt: "Say hi in Portuguese",
 });
-afterAll(async () => {
-  await server.stop();
-});
-
-function provider(overrides: Partial<ResolvedProvider> = {}): ResolvedProvider {
-  return {
-    id: "openai",
-    name: "OpenAI",
-    wire: "openai",
-    baseURL: `${server.url}/v1`,
-    apiKey: KEY,
-    keySource: "env OPENAI_API_KEY",
-    headers: {},
-    quirks: { maxTokensParam: "max_completion_tokens" },
-    ...overrides,
-  };
-}
-
-function request(overrides: Partial<StreamRequest> = {}): StreamRequest {
-  return {
-    provider: provider(),
-    model: "gpt-4o",
-    system: "You are a helpful assistant",
-    messages: [{ role: "user", content: [{ type: "text", text: "Say hi in Portuguese" }] }],
-    tools: [],
-    thinking: "off",
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
 
 function lastRequest(): RecordedRequest {
   const last = server.requests.at(-1);
@@ -77,25 +49,6 @@ function errorOf(events: StreamEvent[]): ProviderError {
   return last.error;
 }
 
-const sse = (...payloads: unknown[]) =>
-  `${payloads.map((p) => `data: ${typeof p === "string" ? p : JSON.stringify(p)}\n\n`).join("")}`;
-const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra = {}) => ({
-  id: "chatcmpl-test",
-  object: "chat.completion.chunk",
-  created: 1,
-  model: "test-model",
-  choices: [{ index: 0, delta, finish_reason: finish }],
-  ...extra,
-});
-
-const texts = (pieces: string[]): StreamEvent[] => pieces.map((text) => ({ type: "text_delta", text }));
-const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({
-  input_tokens: input,
-  output_tokens: output,
-  cache_read_input_tokens: cacheRead,
-  cache_creation_input_tokens: cacheWrite,
-});
-
 const MATH_TOOLS: ToolSpec[] = ["add", "multiply"].map((name) => ({
   name,
   description: `${name === "add" ? "Add" : "Multiply"} two numbers`,
@@ -108,24 +61,29 @@ const MATH_TOOLS: ToolSpec[] = ["add", "multiply"].map((name) => ({
     type: "object",
   },
 }));
-const MATH_PROMPT: Message[] = [
-  { role: "user", content: [{ type: "text", text: "Add and multiply the number 2 and 3" }] },
-];
+const MATH_PROMPT: Message[] = [userText("Add and multiply the number 2 and 3")];
 const MATH_SYSTEM = "You are a helpful assistant. Always use both add and multiply at the same time.";
 
-/** A tool call streamed as start + argument pieces, then completed with its parsed input. */
-function streamedCall(index: number, id: string, name: string, pieces: string[]): StreamEvent[] {
+const MATH_REQUEST: Partial<StreamRequest> = {
+  system: MATH_SYSTEM,
+  messages: MATH_PROMPT,
+  tools: MATH_TOOLS,
+};
+
+/**
+ * How a math fixture ends: add and multiply streamed with the same argument pieces, both completed with
+ * `{ a: 2, b: 3 }`, then usage and the tool_use stop.
+ */
+function mathCalls(ids: [add: string, multiply: string], pieces: string[], usage: Usage): StreamEvent[] {
+  const [add, multiply] = ids;
   return [
-    { type: "tool_call_start", index, id, name },
-    ...pieces.map((p): StreamEvent => ({ type: "tool_call_delta", index, arguments_delta: p })),
+    ...streamedToolCall(0, add, "add", pieces),
+    ...streamedToolCall(1, multiply, "multiply", pieces),
+    { type: "tool_call", id: add, name: "add", input: { a: 2, b: 3 } },
+    { type: "tool_call", id: multiply, name: "multiply", input: { a: 2, b: 3 } },
+    ...finishEvents("tool_use", usage),
   ];
 }
-const done = (id: string, name: string): StreamEvent => ({
-  type: "tool_call",
-  id,
-  name,
-  input: { a: 2, b: 3 },
-});
 
 interface FixtureCase {
   file: string;
@@ -138,74 +96,48 @@ const FIXTURE_CASES: FixtureCase[] = [
   {
     file: "openai-chat-stream-text-include-usage.sse",
     request: {},
-    expected: [
-      ...texts(["Olá", "!"]),
-      { type: "usage", usage: usage(20, 2) },
-      { type: "done", stop_reason: "end_turn", usage: usage(20, 2) },
-    ],
+    expected: [...textDeltas(["Olá", "!"]), ...finishEvents("end_turn", usageOf(20, 2))],
   },
   {
     file: "openai-chat-stream-text-after-tool-results.sse",
     request: {},
     expected: [
-      ...texts(
+      ...textDeltas(
         "The| sum| of| |2| and| |3| is| |5|,| and| the| product| is| |6|.".split("|").map((t) => t || " "),
       ),
-      { type: "usage", usage: usage(172, 20) },
-      { type: "done", stop_reason: "end_turn", usage: usage(172, 20) },
+      ...finishEvents("end_turn", usageOf(172, 20)),
     ],
   },
   {
     file: "openai-chat-stream-parallel-tool-calls.sse",
-    request: { system: MATH_SYSTEM, messages: MATH_PROMPT, tools: MATH_TOOLS },
-    expected: [
-      ...streamedCall(0, "call_ehIWdjL1abZk1h8FWGLQ0Hie", "add", ['{"a"', ": 2, ", '"b": 3', "}"]),
-      ...streamedCall(1, "call_fBSgA47J5VeONggizTIvl7AH", "multiply", ['{"a"', ": 2, ", '"b": 3', "}"]),
-      done("call_ehIWdjL1abZk1h8FWGLQ0Hie", "add"),
-      done("call_fBSgA47J5VeONggizTIvl7AH", "multiply"),
-      { type: "usage", usage: usage(106, 50) },
-      { type: "done", stop_reason: "tool_use", usage: usage(106, 50) },
-    ],
+    request: MATH_REQUEST,
+    expected: mathCalls(
+      ["call_ehIWdjL1abZk1h8FWGLQ0Hie", "call_fBSgA47J5VeONggizTIvl7AH"],
+      ['{"a"', ": 2, ", '"b": 3', "}"],
+      usageOf(106, 50),
+    ),
   },
   {
     file: "openrouter-chat-stream-parallel-tool-calls.sse",
     provider: { id: "openrouter", name: "OpenRouter", keySource: "env OPENROUTER_API_KEY" },
-    request: {
-      model: "openai/gpt-5.4-nano",
-      system: MATH_SYSTEM,
-      messages: MATH_PROMPT,
-      tools: MATH_TOOLS,
-    },
-    expected: [
-      ...streamedCall(0, "call_8I6muAnyFaBjKyotk1gPRTwU", "add", ['{"a":2,"b":3}']),
-      ...streamedCall(1, "call_pKAAv6bKX2qLYJ85RW4Hxqfp", "multiply", ['{"a":2,"b":3}']),
-      done("call_8I6muAnyFaBjKyotk1gPRTwU", "add"),
-      done("call_pKAAv6bKX2qLYJ85RW4Hxqfp", "multiply"),
-      { type: "usage", usage: usage(109, 54) },
-      { type: "done", stop_reason: "tool_use", usage: usage(109, 54) },
-    ],
+    request: { ...MATH_REQUEST, model: "openai/gpt-5.4-nano" },
+    expected: mathCalls(
+      ["call_8I6muAnyFaBjKyotk1gPRTwU", "call_pKAAv6bKX2qLYJ85RW4Hxqfp"],
+      ['{"a":2,"b":3}'],
+      usageOf(109, 54),
+    ),
   },
   {
     file: "groq-chat-stream-parallel-tool-calls.sse",
     provider: { id: "groq", name: "Groq", keySource: "env GROQ_API_KEY" },
-    request: {
-      model: "moonshotai/kimi-k2-instruct-0905",
-      system: MATH_SYSTEM,
-      messages: MATH_PROMPT,
-      tools: MATH_TOOLS,
-    },
+    request: { ...MATH_REQUEST, model: "moonshotai/kimi-k2-instruct-0905" },
     expected: [
-      ...texts(
+      ...textDeltas(
         "I'll| perform| both| addition| and| multiplication| on| the| numbers| |2| and| |3| for| you|."
           .split("|")
           .map((t) => t || " "),
       ),
-      ...streamedCall(0, "functions.add:0", "add", ['{"a":2,"b":3}']),
-      ...streamedCall(1, "functions.multiply:1", "multiply", ['{"a":2,"b":3}']),
-      done("functions.add:0", "add"),
-      done("functions.multiply:1", "multiply"),
-      { type: "usage", usage: usage(201, 58) },
-      { type: "done", stop_reason: "tool_use", usage: usage(201, 58) },
+      ...mathCalls(["functions.add:0", "functions.multiply:1"], ['{"a":2,"b":3}'], usageOf(201, 58)),
     ],
   },
 ];
@@ -220,9 +152,7 @@ describe("replays recorded Chat Completions streams", () => {
     for (const [framing, split] of framings) {
       test(`${fixture.file} ${framing}`, async () => {
         server.enqueue(split(await fixtureText(`streaming/${fixture.file}`)));
-        const events = await collect(
-          streamOpenAI(request({ ...fixture.request, provider: provider(fixture.provider) })),
-        );
+        const events = await collect(request({ ...fixture.request, provider: provider(fixture.provider) }));
         expect(events).toEqual(fixture.expected);
       });
     }
@@ -237,11 +167,7 @@ describe("the request the SDK sends", () => {
       `${FIXTURES}streaming/openai-chat-stream-parallel-tool-calls.meta.json`,
     ).json();
     server.enqueue({ body: await textStream() });
-    await collect(
-      streamOpenAI(
-        request({ system: MATH_SYSTEM, messages: MATH_PROMPT, tools: MATH_TOOLS, maxTokens: 4000 }),
-      ),
-    );
+    await collect(request({ ...MATH_REQUEST, maxTokens: 4000 }));
     const sent = lastRequest();
     expect(sent.method).toBe("POST");
     expect(sent.path).toBe("/v1/chat/completions");
@@ -295,7 +221,7 @@ describe("the request the SDK sends", () => {
         ],
       },
     ];
-    await collect(streamOpenAI(request({ system: MATH_SYSTEM, messages, tools: MATH_TOOLS })));
+    await collect(request({ system: MATH_SYSTEM, messages, tools: MATH_TOOLS }));
     // Same calls; ion serialises arguments compactly where the recording had spaces.
     const normalise = (list: Record<string, unknown>[]) =>
       list.map((m) => ({
@@ -333,7 +259,7 @@ describe("the request the SDK sends", () => {
         ],
       },
     ];
-    await collect(streamOpenAI(request({ system: "", messages })));
+    await collect(request({ system: "", messages }));
     expect(body().messages).toEqual([
       { role: "user", content: "list files" },
       {
@@ -352,7 +278,7 @@ describe("the request the SDK sends", () => {
   test("a thinking level becomes reasoning_effort", async () => {
     for (const level of ["low", "medium", "high"] as const) {
       server.enqueue({ body: await textStream() });
-      await collect(streamOpenAI(request({ thinking: level })));
+      await collect(request({ thinking: level }));
       expect(body().reasoning_effort).toBe(level);
     }
   });
@@ -367,9 +293,7 @@ describe("the request the SDK sends", () => {
       headers: { "x-ion-test": "yes" },
       quirks: {},
     });
-    await collect(
-      streamOpenAI(request({ provider: ollama, model: "qwen3:8b", thinking: "medium", maxTokens: 99 })),
-    );
+    await collect(request({ provider: ollama, model: "qwen3:8b", thinking: "medium", maxTokens: 99 }));
     expect(body().reasoning_effort).toBe("medium");
     expect(body().max_tokens).toBe(99);
     expect(body().max_completion_tokens).toBeUndefined();
@@ -378,7 +302,7 @@ describe("the request the SDK sends", () => {
     expect(lastRequest().headers.authorization).toBe("Bearer none");
 
     const noUsage = provider({ id: "custom", quirks: { streamUsage: false } });
-    const events = await collect(streamOpenAI(request({ provider: noUsage })));
+    const events = await collect(request({ provider: noUsage }));
     expect(body().stream_options).toBeUndefined();
     expect(events.at(-1)?.type).toBe("done");
   });
@@ -387,27 +311,27 @@ describe("the request the SDK sends", () => {
 describe("vendor stream variations", () => {
   test("reasoning fields, cached tokens, a call without index and broken arguments", async () => {
     server.enqueue({
-      body: sse(
-        chunk({ role: "assistant", reasoning_content: "Let me " }),
-        chunk({ reasoning: "think." }),
-        chunk({ content: "Done" }),
-        chunk({
+      body: sseFrames(
+        chatChunk({ role: "assistant", reasoning_content: "Let me " }),
+        chatChunk({ reasoning: "think." }),
+        chatChunk({ content: "Done" }),
+        chatChunk({
           tool_calls: [{ id: "c1", type: "function", function: { name: "bash", arguments: '{"command":' } }],
         }),
-        chunk({ tool_calls: [{ function: { arguments: '"ls"}' } }] }),
-        chunk({
+        chatChunk({ tool_calls: [{ function: { arguments: '"ls"}' } }] }),
+        chatChunk({
           tool_calls: [{ id: "c2", type: "function", function: { name: "grep", arguments: "{oops" } }],
         }),
-        chunk({}, "stop"),
+        chatChunk({}, "stop"),
         {
-          ...chunk({}),
+          ...chatChunk({}),
           choices: [],
           usage: { prompt_tokens: 100, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 30 } },
         },
         "[DONE]",
       ),
     });
-    const events = await collect(streamOpenAI(request()));
+    const events = await collect(request());
     const parseError = events.find((e) => e.type === "tool_call" && e.name === "grep");
     expect(parseError?.type === "tool_call" && parseError.parse_error).toBeTruthy();
     expect(events).toEqual([
@@ -421,9 +345,9 @@ describe("vendor stream variations", () => {
       { type: "tool_call_delta", index: 1, arguments_delta: "{oops" },
       { type: "tool_call", id: "c1", name: "bash", input: { command: "ls" } },
       { type: "tool_call", id: "c2", name: "grep", input: {}, parse_error: expect.any(String) },
-      { type: "usage", usage: usage(70, 7, 30) },
+      { type: "usage", usage: usageOf(70, 7, 30) },
       // "stop" with tool calls (Gemini's OpenAI endpoint does this) still means the model wants tools.
-      { type: "done", stop_reason: "tool_use", usage: usage(70, 7, 30) },
+      { type: "done", stop_reason: "tool_use", usage: usageOf(70, 7, 30) },
     ]);
   });
 
@@ -434,13 +358,11 @@ describe("vendor stream variations", () => {
       ["content_filter", "refusal"],
     ];
     for (const [finish, stop] of cases) {
-      server.enqueue({ body: sse(chunk({ content: "x" }), chunk({}, finish), "[DONE]") });
-      const events = await collect(
-        streamOpenAI(request({ provider: provider({ quirks: { streamUsage: false } }) })),
-      );
+      server.enqueue({ body: sseFrames(chatChunk({ content: "x" }), chatChunk({}, finish), "[DONE]") });
+      const events = await collect(request({ provider: provider({ quirks: { streamUsage: false } }) }));
       expect(events).toEqual([
         { type: "text_delta", text: "x" },
-        { type: "done", stop_reason: stop, usage: usage(0, 0) } as StreamEvent,
+        { type: "done", stop_reason: stop, usage: usageOf(0, 0) } as StreamEvent,
       ]);
     }
   });
@@ -453,21 +375,13 @@ describe("failures end the stream with one error event", () => {
     overrides: Partial<StreamRequest> = {},
     headers: Record<string, string> = {},
   ): Promise<ProviderError> {
-    server.enqueue({
-      status,
-      headers: { "content-type": "application/json", ...headers },
-      body: await fixtureText(`errors/${file}`),
-    });
-    return errorOf(await collect(streamOpenAI(request(overrides))));
+    server.enqueue(jsonResponse(status, await fixtureText(`errors/${file}`), headers));
+    return errorOf(await collect(request(overrides)));
   }
 
   test("401 → auth, naming the provider and the key's source, never the key", async () => {
     const error = await httpError("openai-401-invalid-api-key.json", 401);
-    expect(error.kind).toBe("auth");
-    expect(error.status).toBe(401);
-    expect(error.message).toContain("openai");
-    expect(error.message).toContain("env OPENAI_API_KEY");
-    expect(error.message).not.toContain(KEY);
+    expectAuthError(error, "openai", "env OPENAI_API_KEY", KEY);
   });
 
   test("429 with retry-after → rate_limit with the wait", async () => {
@@ -512,9 +426,11 @@ describe("failures end the stream with one error event", () => {
 
   test("an error payload inside a 200 stream is classified by its code", async () => {
     server.enqueue({
-      body: sse(chunk({ content: "Hel" }), { error: { message: "Provider returned error", code: 502 } }),
+      body: sseFrames(chatChunk({ content: "Hel" }), {
+        error: { message: "Provider returned error", code: 502 },
+      }),
     });
-    const events = await collect(streamOpenAI(request()));
+    const events = await collect(request());
     expect(events[0]).toEqual({ type: "text_delta", text: "Hel" });
     expect(errorOf(events)).toMatchObject({ kind: "server", status: 502 });
   });
@@ -523,7 +439,7 @@ describe("failures end the stream with one error event", () => {
     const frames = splitFrames(await fixtureText("streaming/openai-chat-stream-text-include-usage.sse"));
     // A small delay lets the headers and the first frames leave before the connection is cut.
     server.enqueue({ chunks: frames, dropAfterChunks: 3, chunkDelayMs: 10 });
-    const events = await collect(streamOpenAI(request()));
+    const events = await collect(request());
     expect(events[0]).toEqual({ type: "text_delta", text: "Olá" });
     expect(events.slice(0, -1).every((e) => e.type === "text_delta")).toBe(true);
     expect(errorOf(events).kind).toBe("stream_dropped");
@@ -532,11 +448,11 @@ describe("failures end the stream with one error event", () => {
   test("a drop after usage arrived carries that usage", async () => {
     const frames = splitFrames(await fixtureText("streaming/groq-chat-stream-parallel-tool-calls.sse"));
     server.enqueue({ chunks: frames, dropAfterChunks: frames.length - 1, chunkDelayMs: 5 });
-    const events = await collect(streamOpenAI(request()));
+    const events = await collect(request());
     expect(events.at(-1)).toEqual({
       type: "error",
       error: expect.objectContaining({ kind: "stream_dropped" }),
-      usage: usage(201, 58),
+      usage: usageOf(201, 58),
     });
     expect(events.some((e) => e.type === "tool_call")).toBe(false);
   });
@@ -544,34 +460,25 @@ describe("failures end the stream with one error event", () => {
   test("a stream that ends without a finish reason → stream_dropped", async () => {
     const frames = splitFrames(await fixtureText("streaming/openai-chat-stream-text-include-usage.sse"));
     server.enqueue({ chunks: frames.slice(0, 3) });
-    const events = await collect(streamOpenAI(request()));
-    expect(events.slice(0, -1)).toEqual(texts(["Olá", "!"]));
+    const events = await collect(request());
+    expect(events.slice(0, -1)).toEqual(textDeltas(["Olá", "!"]));
     expect(errorOf(events).kind).toBe("stream_dropped");
   });
 
   test("malformed JSON in the stream → stream_dropped", async () => {
-    server.enqueue({ body: `${sse(chunk({ content: "a" }))}data: {"choices": [\n\n` });
-    const events = await collect(streamOpenAI(request()));
+    server.enqueue({ body: `${sseFrames(chatChunk({ content: "a" }))}data: {"choices": [\n\n` });
+    const events = await collect(request());
     expect(errorOf(events).kind).toBe("stream_dropped");
   });
 
   test("abort during a stalled stream → aborted", async () => {
-    const frames = splitFrames(await fixtureText("streaming/openai-chat-stream-text-include-usage.sse"));
-    server.enqueue({ chunks: frames, stallAfterChunks: 2 });
-    const controller = new AbortController();
-    const events: StreamEvent[] = [];
-    for await (const event of streamOpenAI(request({ signal: controller.signal }))) {
-      events.push(event);
-      if (event.type === "text_delta") controller.abort();
-    }
+    const events = await abortDuringStall("streaming/openai-chat-stream-text-include-usage.sse", 2);
     expect(events[0]).toEqual({ type: "text_delta", text: "Olá" });
     expect(errorOf(events).kind).toBe("aborted");
   });
 
   test("abort before the response → aborted", async () => {
-    const controller = new AbortController();
-    controller.abort();
-    const events = await collect(streamOpenAI(request({ signal: controller.signal })));
+    const events = await collect(request({ signal: abortedSignal() }));
     expect(events).toEqual([{ type: "error", error: expect.objectContaining({ kind: "aborted" }) }]);
   });
 
@@ -579,9 +486,7 @@ describe("failures end the stream with one error event", () => {
     const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
     const port = closed.port;
     await closed.stop(true);
-    const events = await collect(
-      streamOpenAI(request({ provider: provider({ baseURL: `http://127.0.0.1:${port}/v1` }) })),
-    );
+    const events = await collect(request({ provider: provider({ baseURL: `http://127.0.0.1:${port}/v1` }) }));
     const error = errorOf(events);
     expect(error.kind).toBe("network");
     expect(error.message).toContain(`127.0.0.1:${port}`);
@@ -599,13 +504,13 @@ describe("logging", () => {
       };
     }
     try {
-      server.enqueue({ status: 500, headers: { "content-type": "application/json" }, body: '{"error":"x"}' });
-      await collect(streamOpenAI(request()));
+      server.enqueue(jsonResponse(500, '{"error":"x"}'));
+      await collect(request());
       expect(printed).toEqual([]);
 
       const lines: string[] = [];
-      server.enqueue({ status: 500, headers: { "content-type": "application/json" }, body: '{"error":"x"}' });
-      await collect(streamOpenAI(request({ log: (line) => lines.push(line) })));
+      server.enqueue(jsonResponse(500, '{"error":"x"}'));
+      await collect(request({ log: (line) => lines.push(line) }));
       expect(printed).toEqual([]);
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.join("\n")).not.toContain(KEY);

@@ -1,44 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { backoffMs, DEFAULT_RETRY, type RetryPolicy, withRetries } from "../../src/providers/retry.ts";
-import type {
-  ProviderError,
-  ProviderErrorKind,
-  StreamEvent,
-  StreamFn,
-  StreamRequest,
-  Usage,
-} from "../../src/providers/types.ts";
+import type { ProviderError, ProviderErrorKind, StreamEvent, StreamFn } from "../../src/providers/types.ts";
+import { abortedSignal, collectEvents, testRequest, usageOf } from "../support/stream-helpers.ts";
 
-const USAGE: Usage = {
-  input_tokens: 1,
-  output_tokens: 1,
-  cache_read_input_tokens: 0,
-  cache_creation_input_tokens: 0,
-};
+const USAGE = usageOf(1, 1);
 
 /** Small delays so the whole file runs in milliseconds. */
 const FAST: RetryPolicy = { maxRetries: 3, baseDelayMs: 4, maxDelayMs: 8, maxServerDelayMs: 20 };
-
-function request(signal: AbortSignal = new AbortController().signal): StreamRequest {
-  return {
-    provider: {
-      id: "fake",
-      name: "Fake",
-      wire: "openai",
-      baseURL: "http://127.0.0.1:9/v1",
-      apiKey: "sk-test",
-      keySource: "config",
-      headers: {},
-      quirks: {},
-    },
-    model: "m",
-    system: "",
-    messages: [],
-    tools: [],
-    thinking: "off",
-    signal,
-  };
-}
 
 /** Attempt N plays script N (the last one repeats); counts the attempts. */
 function attempts(...scripts: StreamEvent[][]) {
@@ -62,12 +30,6 @@ const OK: StreamEvent[] = [
   { type: "done", stop_reason: "end_turn", usage: USAGE },
 ];
 
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
-
 const retries = (events: StreamEvent[]) =>
   events.filter((e): e is Extract<StreamEvent, { type: "retry" }> => e.type === "retry");
 
@@ -75,7 +37,7 @@ describe("withRetries", () => {
   for (const kind of ["rate_limit", "overloaded", "server", "network"] as const) {
     test(`retries ${kind} before any content`, async () => {
       const model = attempts([fail(kind, { retryAfterMs: 2 })], OK);
-      const events = await collect(withRetries(model.stream, request(), FAST));
+      const events = await collectEvents(withRetries(model.stream, testRequest(), FAST));
       expect(model.calls()).toBe(2);
       expect(events.map((e) => e.type)).toEqual(["retry", "text_delta", "done"]);
       expect(events[0]).toEqual({
@@ -90,7 +52,7 @@ describe("withRetries", () => {
 
   test("usage before the failure is not content: still retried", async () => {
     const model = attempts([{ type: "usage", usage: USAGE }, fail("overloaded", { retryAfterMs: 0 })], OK);
-    const events = await collect(withRetries(model.stream, request(), FAST));
+    const events = await collectEvents(withRetries(model.stream, testRequest(), FAST));
     expect(model.calls()).toBe(2);
     expect(events.at(-1)?.type).toBe("done");
   });
@@ -98,7 +60,7 @@ describe("withRetries", () => {
   test("honours the server's wait, capped by maxServerDelayMs", async () => {
     const model = attempts([fail("rate_limit", { retryAfterMs: 60_000 })], OK);
     const started = performance.now();
-    const events = await collect(withRetries(model.stream, request(), FAST));
+    const events = await collectEvents(withRetries(model.stream, testRequest(), FAST));
     const elapsed = performance.now() - started;
     expect(retries(events)[0]?.delay_ms).toBe(FAST.maxServerDelayMs);
     expect(elapsed).toBeGreaterThanOrEqual(FAST.maxServerDelayMs - 2);
@@ -107,7 +69,7 @@ describe("withRetries", () => {
 
   test("backs off exponentially with jitter when the server names no wait", async () => {
     const model = attempts([fail("server")], [fail("server")], [fail("server")], OK);
-    const events = await collect(withRetries(model.stream, request(), FAST));
+    const events = await collectEvents(withRetries(model.stream, testRequest(), FAST));
     const delays = retries(events).map((e) => e.delay_ms);
     expect(retries(events).map((e) => e.attempt)).toEqual([1, 2, 3]);
     expect(delays).toHaveLength(3);
@@ -133,7 +95,7 @@ describe("withRetries", () => {
         } satisfies StreamEvent;
       })();
     };
-    const events = await collect(withRetries(stream, request(), { ...FAST, maxRetries: 2 }));
+    const events = await collectEvents(withRetries(stream, testRequest(), { ...FAST, maxRetries: 2 }));
     expect(n).toBe(3);
     expect(retries(events).map((e) => [e.attempt, e.max_retries, e.error.message])).toEqual([
       [1, 2, "attempt 1 failed"],
@@ -147,7 +109,7 @@ describe("withRetries", () => {
 
   test("maxRetries 0 never retries", async () => {
     const model = attempts([fail("rate_limit")], OK);
-    const events = await collect(withRetries(model.stream, request(), { ...FAST, maxRetries: 0 }));
+    const events = await collectEvents(withRetries(model.stream, testRequest(), { ...FAST, maxRetries: 0 }));
     expect(model.calls()).toBe(1);
     expect(events).toEqual([fail("rate_limit")]);
   });
@@ -161,7 +123,7 @@ describe("withRetries", () => {
   for (const [what, first] of contentFirst) {
     test(`never retries after ${what} was produced`, async () => {
       const model = attempts([first, fail("overloaded", { retryAfterMs: 0 })], OK);
-      const events = await collect(withRetries(model.stream, request(), FAST));
+      const events = await collectEvents(withRetries(model.stream, testRequest(), FAST));
       expect(model.calls()).toBe(1);
       expect(events).toEqual([first, fail("overloaded", { retryAfterMs: 0 })]);
     });
@@ -177,7 +139,7 @@ describe("withRetries", () => {
   ] as const) {
     test(`never retries ${kind}`, async () => {
       const model = attempts([fail(kind, { retryAfterMs: 0 })], OK);
-      const events = await collect(withRetries(model.stream, request(), FAST));
+      const events = await collectEvents(withRetries(model.stream, testRequest(), FAST));
       expect(model.calls()).toBe(1);
       expect(events).toEqual([fail(kind, { retryAfterMs: 0 })]);
     });
@@ -189,7 +151,9 @@ describe("withRetries", () => {
     const policy = { ...FAST, maxServerDelayMs: 30_000 };
     const started = performance.now();
     setTimeout(() => controller.abort(), 15);
-    const events = await collect(withRetries(model.stream, request(controller.signal), policy));
+    const events = await collectEvents(
+      withRetries(model.stream, testRequest({ signal: controller.signal }), policy),
+    );
     expect(performance.now() - started).toBeLessThan(1000);
     expect(model.calls()).toBe(1);
     expect(events.map((e) => e.type)).toEqual(["retry", "error"]);
@@ -198,17 +162,17 @@ describe("withRetries", () => {
   });
 
   test("an error after the signal fired is passed through, not retried", async () => {
-    const controller = new AbortController();
-    controller.abort();
     const model = attempts([fail("network")], OK);
-    const events = await collect(withRetries(model.stream, request(controller.signal), FAST));
+    const events = await collectEvents(
+      withRetries(model.stream, testRequest({ signal: abortedSignal() }), FAST),
+    );
     expect(model.calls()).toBe(1);
     expect(events).toEqual([fail("network")]);
   });
 
   test("a clean stream passes through untouched", async () => {
     const model = attempts(OK);
-    expect(await collect(withRetries(model.stream, request(), FAST))).toEqual(OK);
+    expect(await collectEvents(withRetries(model.stream, testRequest(), FAST))).toEqual(OK);
     expect(model.calls()).toBe(1);
   });
 });

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
 import { Mistral } from "@mistralai/mistralai";
 import type { CompletionChunk } from "@mistralai/mistralai/models/components";
 import { MistralError } from "@mistralai/mistralai/models/errors";
 import OpenAI from "openai";
-import { type FakeLLM, FIXTURES, fixtureText, splitFrames, startFakeLLM } from "./fake-llm.ts";
+import { FIXTURES, fixtureText, splitFrames } from "./fake-llm.ts";
+import { useFakeLLM } from "./stream-helpers.ts";
 import {
   dropMidStream,
   errorReply,
@@ -28,15 +29,8 @@ const FULL: ScriptedReply = {
   usage: { input: 100, output: 50, cacheRead: 40, cacheWrite: 7 },
 };
 
-let server: FakeLLM;
-beforeAll(async () => {
-  server = await startFakeLLM();
-});
-afterAll(async () => {
-  await server.stop();
-});
+const server = useFakeLLM({ resetRequestsEachTest: true });
 beforeEach(() => {
-  server.requests.length = 0;
   expect(server.pending()).toBe(0);
 });
 

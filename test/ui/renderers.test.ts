@@ -1,16 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
-import type { Usage } from "../../src/providers/types.ts";
 import { createRenderer, type OutputFormat, type RenderOptions } from "../../src/ui/renderer.ts";
 import { summarizeInput } from "../../src/ui/text.ts";
 import { parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
+import { usageOf } from "../support/stream-helpers.ts";
 
-const USAGE: Usage = {
-  input_tokens: 120,
-  output_tokens: 30,
-  cache_read_input_tokens: 100,
-  cache_creation_input_tokens: 0,
-};
+const USAGE = usageOf(120, 30, 100);
 
 function result(overrides: Partial<RunResult> = {}): RunResult {
   return {
