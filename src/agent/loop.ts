@@ -27,6 +27,8 @@ export interface AgentInput {
   thinking: ThinkingLevel;
   tools: AgentTool[];
   permissionMode: "read" | "ask" | "auto";
+  /** Directories outside cwd that file tools may reach (config `workspace.allow`). */
+  workspaceAllow?: string[];
   maxTurns: number;
   signal: AbortSignal;
 }

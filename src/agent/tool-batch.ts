@@ -35,17 +35,28 @@ async function decide(
     const answer = await deps.approve({ id: call.id, name: call.name, input: call.input });
     if (answer === "allow") return { run: true, tool };
   }
-  const why = input.permissionMode === "read" ? "permission mode is read" : "the user did not approve it";
+  // Tell the model plainly so it stops retrying and reports what it wanted to do instead.
+  const why =
+    input.permissionMode === "read"
+      ? "the permission mode is read, so only read-only tools may run"
+      : "write and execute tools need the user's approval, and it was not given";
   return {
     run: false,
     denied: true,
-    outcome: { content: `permission denied: ${call.name} was not run (${why})`, is_error: true },
+    outcome: {
+      content: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
+      is_error: true,
+    },
   };
 }
 
 async function execute(tool: AgentTool, call: ToolUseBlock, input: AgentInput): Promise<ToolOutcome> {
   try {
-    return await tool.execute(call.input, { cwd: input.cwd, signal: input.signal });
+    return await tool.execute(call.input, {
+      cwd: input.cwd,
+      allow: input.workspaceAllow ?? [],
+      signal: input.signal,
+    });
   } catch (err) {
     // A tool that throws is a bug in the tool, but the model still gets an answer it can act on.
     return {
@@ -105,7 +116,6 @@ export async function* runToolBatch(
   }
 
   for (const call of calls) {
-    const started = now();
     if (input.signal.aborted) {
       yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
       yield finish(call, NOT_RUN, 0);
@@ -115,6 +125,8 @@ export async function* runToolBatch(
     if (!decision.run && decision.denied)
       denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
     yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
+    // Timed from after the approval question: the duration is the tool's, not the user's.
+    const started = now();
     const outcome = decision.run ? await execute(decision.tool, call, input) : decision.outcome;
     yield finish(call, outcome, now() - started);
   }

@@ -98,6 +98,9 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       system: args.system,
       maxTurns,
       verbose,
+      yes: args.yes === true,
+      noTools: args.tools === false,
+      suspendOutput: () => renderer.suspend?.(),
     });
   } catch (err) {
     if (format !== "text") renderer.onEvent({ type: "result", result: setupFailure(err, sessionId) });

@@ -1,6 +1,7 @@
 import { environmentFacts, renderSystemPrompt } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runAgent } from "../agent/loop.ts";
+import { createApprover, offeredTools, permissionMode } from "../agent/permissions.ts";
 import { loadConfig } from "../config/load.ts";
 import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
 import { streamProvider } from "../providers/index.ts";
@@ -18,6 +19,12 @@ export interface RunSetup {
   system: string | undefined;
   maxTurns: number;
   verbose: boolean;
+  /** -y: run write and execute tools without asking. */
+  yes: boolean;
+  /** --no-tools: send no tools at all. */
+  noTools: boolean;
+  /** Lets the renderer clear its spinner before an approval question. */
+  suspendOutput: () => void;
 }
 
 /** SIGINT/SIGTERM cancel the run; the loop then ends with an interrupted result. */
@@ -49,12 +56,25 @@ export async function startRun(setup: RunSetup): Promise<AsyncIterable<AgentEven
     stdinIsTTY: process.stdin.isTTY === true,
     readStdin: () => Bun.stdin.text(),
   });
+  const mode = permissionMode(setup.yes, config.permissions?.mode);
+  const disabled = config.tools?.disabled ?? [];
+  const { builtinTools, BUILTIN_TOOL_NAMES } = await import("../tools/index.ts");
+  for (const name of disabled.filter((n) => !BUILTIN_TOOL_NAMES.includes(n))) {
+    process.stderr.write(`ion: warning: tools.disabled names an unknown tool "${name}"\n`);
+  }
+  const tools = setup.noTools ? [] : offeredTools(builtinTools(), mode, disabled);
   const system = renderSystemPrompt({
     ...environmentFacts(setup.cwd, env),
     preamble: setup.system ?? config.preamble,
-    tools: [],
+    tools: tools.map((t) => t.spec.name),
   });
 
+  // Ask only on a terminal: a headless run is denied at once and never waits on a prompt.
+  const stdinIsTTY = process.stdin.isTTY === true;
+  const prompt =
+    mode === "ask" && stdinIsTTY
+      ? (await import("../ui/ask.ts")).terminalPrompt(setup.suspendOutput)
+      : undefined;
   const controller = new AbortController();
   const release = cancelOnSignals(controller);
   const events = runAgent(
@@ -66,17 +86,19 @@ export async function startRun(setup: RunSetup): Promise<AsyncIterable<AgentEven
       system,
       messages: [{ role: "user", content }],
       thinking,
-      tools: [],
-      permissionMode: "ask",
+      tools,
+      permissionMode: mode,
+      workspaceAllow: config.workspace?.allow ?? [],
       maxTurns: setup.maxTurns,
       signal: controller.signal,
     },
-    { stream: streamProvider, ...(log ? { log } : {}) },
+    { stream: streamProvider, approve: createApprover(prompt), ...(log ? { log } : {}) },
   );
   return (async function* () {
     try {
       yield* events;
     } finally {
+      prompt?.close();
       release();
     }
   })();

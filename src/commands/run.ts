@@ -10,6 +10,12 @@ export const runArgs = {
   },
   "output-format": { type: "string", alias: "o", description: "text | json | stream-json", default: "text" },
   quiet: { type: "boolean", alias: "q", description: "No progress on stderr" },
+  yes: {
+    type: "boolean",
+    alias: "y",
+    description: "Run write and execute tools without asking (permission mode auto)",
+  },
+  tools: { type: "boolean", default: true, negativeDescription: "Send no tools to the model" },
   verbose: {
     type: "boolean",
     alias: "v",

@@ -3,6 +3,8 @@ import type { ToolSpec } from "../providers/types.ts";
 export interface ToolContext {
   /** The workspace root every file path is resolved against. */
   cwd: string;
+  /** Directories outside the root that file tools may reach (config `workspace.allow`). */
+  allow: string[];
   signal: AbortSignal;
 }
 

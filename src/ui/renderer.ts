@@ -19,6 +19,8 @@ export interface RenderOptions {
 /** A front end: consumes every AgentEvent of a run; `close` is called once after the last one. */
 export interface Renderer {
   onEvent(event: AgentEvent): void;
+  /** Get out of the way of an interactive question on the terminal (stop a spinner). */
+  suspend?(): void;
   close(): void;
 }
 

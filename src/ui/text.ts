@@ -23,6 +23,8 @@ export function textRenderer(options: RenderOptions): Renderer {
   let endsWithNewline = true;
   let wroteText = false;
   let thinkingOpen = false;
+  let running = 0;
+  let batch = 0;
   /** Thinking (stderr) and the answer (stdout) share a terminal: end thinking on its own line. */
   const closeThinking = () => {
     if (thinkingOpen) options.stderr.write("\n");
@@ -56,12 +58,18 @@ export function textRenderer(options: RenderOptions): Renderer {
         }
         break;
       case "tool_start":
+        if (running === 0) batch = 0;
+        running++;
+        batch++;
         if (progress) note(`${style.cyan("●")} ${event.name}  ${style.dim(summarizeInput(event.input))}`);
         break;
       case "tool_end": {
+        // Parallel calls finish after all their start lines: name the tool so each ✓ is attributable.
+        const label = batch > 1 ? `${event.name} ` : "";
+        running = Math.max(0, running - 1);
         if (!progress) break;
         const seconds = (event.duration_ms / 1000).toFixed(1);
-        note(event.is_error ? style.red(`  ✗ ${seconds}s`) : style.green(`  ✓ ${seconds}s`));
+        note(event.is_error ? style.red(`  ✗ ${label}${seconds}s`) : style.green(`  ✓ ${label}${seconds}s`));
         if (options.verbose) note(style.dim(event.content));
         spinner?.start();
         break;
@@ -99,5 +107,12 @@ export function textRenderer(options: RenderOptions): Renderer {
         break;
     }
   };
-  return { onEvent: handle, close: () => spinner?.stop() };
+  return {
+    onEvent: handle,
+    suspend: () => {
+      spinner?.stop();
+      closeThinking();
+    },
+    close: () => spinner?.stop(),
+  };
 }

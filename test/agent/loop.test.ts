@@ -4,33 +4,13 @@ import { type AgentDeps, type AgentInput, runAgent } from "../../src/agent/loop.
 import type {
   AssistantBlock,
   Message,
-  ResolvedProvider,
   StreamEvent,
   StreamFn,
   StreamRequest,
   Usage,
 } from "../../src/providers/types.ts";
 import type { AgentTool, ApproveFn, ToolContext, ToolOutcome } from "../../src/tools/types.ts";
-
-const PROVIDER: ResolvedProvider = {
-  id: "fake",
-  name: "Fake",
-  wire: "openai",
-  baseURL: "http://127.0.0.1:9/v1",
-  apiKey: "sk-test",
-  keySource: "config",
-  headers: {},
-  quirks: {},
-};
-
-function usage(input: number, output: number, cacheRead = 0, cacheWrite = 0): Usage {
-  return {
-    input_tokens: input,
-    output_tokens: output,
-    cache_read_input_tokens: cacheRead,
-    cache_creation_input_tokens: cacheWrite,
-  };
-}
+import { abortedSignal, collectEvents, testProvider, usageOf, userText } from "../support/stream-helpers.ts";
 
 type Step = StreamEvent[] | ((request: StreamRequest) => AsyncIterable<StreamEvent>);
 
@@ -49,7 +29,7 @@ function scripted(...steps: Step[]) {
   return { stream, requests };
 }
 
-const answer = (text: string, u: Usage = usage(1, 1)): StreamEvent[] => [
+const answer = (text: string, u: Usage = usageOf(1, 1)): StreamEvent[] => [
   { type: "text_delta", text },
   { type: "done", stop_reason: "end_turn", usage: u },
 ];
@@ -58,7 +38,7 @@ const callTools = (
   ...calls: { id: string; name: string; input?: Record<string, unknown> }[]
 ): StreamEvent[] => [
   ...calls.map((c): StreamEvent => ({ type: "tool_call", id: c.id, name: c.name, input: c.input ?? {} })),
-  { type: "done", stop_reason: "tool_use", usage: usage(1, 1) },
+  { type: "done", stop_reason: "tool_use", usage: usageOf(1, 1) },
 ];
 
 function tool(
@@ -79,13 +59,13 @@ const echo = (name: string, readOnly = true, log: string[] = []) =>
     return { content: `${name}:${JSON.stringify(input)}`, is_error: false };
   });
 
-const USER: Message = { role: "user", content: [{ type: "text", text: "hello" }] };
+const USER: Message = userText("hello");
 
 function agentInput(overrides: Partial<AgentInput> = {}): AgentInput {
   return {
     sessionId: "session-1",
     cwd: "/workspace",
-    provider: PROVIDER,
+    provider: testProvider(),
     model: "model-x",
     system: "be brief",
     messages: [USER],
@@ -99,8 +79,7 @@ function agentInput(overrides: Partial<AgentInput> = {}): AgentInput {
 }
 
 async function run(input: AgentInput, deps: AgentDeps) {
-  const events: AgentEvent[] = [];
-  for await (const event of runAgent(input, deps)) events.push(event);
+  const events = await collectEvents(runAgent(input, deps));
   const results = events.filter((e) => e.type === "result");
   expect(results).toHaveLength(1);
   expect(events[0]?.type).toBe("init");
@@ -117,7 +96,7 @@ const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T) =>
 
 describe("runAgent: events and messages", () => {
   test("a plain answer: init first, one assistant step, the result last", async () => {
-    const model = scripted(answer("Hi there", usage(12, 3)));
+    const model = scripted(answer("Hi there", usageOf(12, 3)));
     const { events, result } = await run(agentInput({ tools: [echo("read")] }), { stream: model.stream });
 
     expect(events.map((e) => e.type)).toEqual(["init", "text_delta", "assistant", "result"]);
@@ -142,7 +121,7 @@ describe("runAgent: events and messages", () => {
       provider: "fake",
       model: "model-x",
       num_turns: 1,
-      usage: usage(12, 3),
+      usage: usageOf(12, 3),
       total_cost_usd: null,
       permission_denials: [],
       errors: [],
@@ -171,7 +150,7 @@ describe("runAgent: events and messages", () => {
         { type: "text_delta", text: "look." },
         { type: "tool_call", id: "c1", name: "read", input: { path: "a" } },
         { type: "text_delta", text: "After." },
-        { type: "done", stop_reason: "tool_use", usage: usage(1, 1) },
+        { type: "done", stop_reason: "tool_use", usage: usageOf(1, 1) },
       ],
       answer("Final."),
     );
@@ -271,7 +250,7 @@ describe("runAgent: events and messages", () => {
     const model = scripted(
       [
         { type: "tool_call", id: "p1", name: "read", input: {}, parse_error: "Unexpected token }" },
-        { type: "done", stop_reason: "tool_use", usage: usage(1, 1) },
+        { type: "done", stop_reason: "tool_use", usage: usageOf(1, 1) },
       ],
       answer("retrying"),
     );
@@ -381,7 +360,7 @@ describe("runAgent: permissions", () => {
         ["r1", false],
       ]);
       expect(ends[0]?.content).toContain("permission denied");
-      expect(ends[0]?.content).toContain(mode === "read" ? "read" : "did not approve");
+      expect(ends[0]?.content).toContain(mode === "read" ? "read" : "need the user's approval");
     });
   }
 
@@ -449,7 +428,7 @@ describe("runAgent: limits, errors and interruption", () => {
     expect(result).toMatchObject({ subtype: "error_max_turns", is_error: true, num_turns: 3 });
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0]).toContain("3");
-    expect(result.usage).toEqual(usage(3, 3));
+    expect(result.usage).toEqual(usageOf(3, 3));
   });
 
   test("an answer on the last allowed turn is a success", async () => {
@@ -464,7 +443,7 @@ describe("runAgent: limits, errors and interruption", () => {
       {
         type: "error",
         error: { kind: "server", message: "server error 500 from fake: boom", status: 500 },
-        usage: usage(5, 2),
+        usage: usageOf(5, 2),
       },
     ]);
     const { events, result } = await run(agentInput({ tools: [echo("read")] }), { stream: model.stream });
@@ -473,7 +452,7 @@ describe("runAgent: limits, errors and interruption", () => {
       is_error: true,
       num_turns: 2,
       errors: ["server error 500 from fake: boom"],
-      usage: usage(6, 3),
+      usage: usageOf(6, 3),
     });
     // The failed step is not reported as a completed assistant step.
     expect(ofType(events, "assistant")).toHaveLength(1);
@@ -499,10 +478,8 @@ describe("runAgent: limits, errors and interruption", () => {
   });
 
   test("aborted before the start: no model request, error_interrupted", async () => {
-    const controller = new AbortController();
-    controller.abort();
     const model = scripted(answer("never"));
-    const { events, result } = await run(agentInput({ signal: controller.signal }), { stream: model.stream });
+    const { events, result } = await run(agentInput({ signal: abortedSignal() }), { stream: model.stream });
     expect(model.requests).toHaveLength(0);
     expect(events.map((e) => e.type)).toEqual(["init", "result"]);
     expect(result).toMatchObject({ subtype: "error_interrupted", is_error: true, num_turns: 0 });
@@ -519,7 +496,7 @@ describe("runAgent: limits, errors and interruption", () => {
       yield {
         type: "error",
         error: { kind: "aborted", message: "request to fake was cancelled" },
-        usage: usage(4, 1),
+        usage: usageOf(4, 1),
       } satisfies StreamEvent;
     });
     const { result } = await run(agentInput({ signal: controller.signal }), { stream: model.stream });
@@ -527,7 +504,7 @@ describe("runAgent: limits, errors and interruption", () => {
       subtype: "error_interrupted",
       num_turns: 1,
       result: "half an ans",
-      usage: usage(4, 1),
+      usage: usageOf(4, 1),
       errors: ["interrupted"],
     });
   });
@@ -537,7 +514,7 @@ describe("runAgent: limits, errors and interruption", () => {
     const model = scripted(async function* () {
       yield { type: "text_delta", text: "x" } satisfies StreamEvent;
       controller.abort();
-      yield { type: "done", stop_reason: "end_turn", usage: usage(1, 1) } satisfies StreamEvent;
+      yield { type: "done", stop_reason: "end_turn", usage: usageOf(1, 1) } satisfies StreamEvent;
     });
     const { result } = await run(agentInput({ signal: controller.signal }), { stream: model.stream });
     expect(result.subtype).toBe("error_interrupted");
@@ -588,21 +565,21 @@ describe("runAgent: accounting", () => {
   test("usage is summed across steps; a usage event is overridden by done's", async () => {
     const model = scripted(
       [
-        { type: "usage", usage: usage(1, 1) },
+        { type: "usage", usage: usageOf(1, 1) },
         { type: "tool_call", id: "1", name: "read", input: {} },
-        { type: "done", stop_reason: "tool_use", usage: usage(100, 10, 50, 5) },
+        { type: "done", stop_reason: "tool_use", usage: usageOf(100, 10, 50, 5) },
       ],
       [
-        { type: "usage", usage: usage(7, 7) },
+        { type: "usage", usage: usageOf(7, 7) },
         { type: "text_delta", text: "done" },
-        { type: "done", stop_reason: "end_turn", usage: usage(120, 20, 60, 0) },
+        { type: "done", stop_reason: "end_turn", usage: usageOf(120, 20, 60, 0) },
       ],
     );
     const { events, result } = await run(agentInput({ tools: [echo("read")] }), { stream: model.stream });
-    expect(result.usage).toEqual(usage(220, 30, 110, 5));
+    expect(result.usage).toEqual(usageOf(220, 30, 110, 5));
     expect(ofType(events, "assistant").map((e) => [e.stop_reason, e.usage])).toEqual([
-      ["tool_use", usage(100, 10, 50, 5)],
-      ["end_turn", usage(120, 20, 60, 0)],
+      ["tool_use", usageOf(100, 10, 50, 5)],
+      ["end_turn", usageOf(120, 20, 60, 0)],
     ]);
   });
 
@@ -616,7 +593,7 @@ describe("runAgent: accounting", () => {
 
     const silentEnd = scripted(
       [{ type: "text_delta", text: "Here it is." }, ...callTools({ id: "1", name: "read" })],
-      [{ type: "done", stop_reason: "end_turn", usage: usage(1, 1) }],
+      [{ type: "done", stop_reason: "end_turn", usage: usageOf(1, 1) }],
     );
     const second = await run(agentInput({ tools: [echo("read")] }), { stream: silentEnd.stream });
     expect(second.result.result).toBe("Here it is.");

@@ -1,0 +1,25 @@
+import { createInterface } from "node:readline";
+import type { ApprovalPrompt } from "../agent/permissions.ts";
+
+/** Asks on stderr and reads the answer from the terminal on stdin. Ctrl+D or a closed stdin means no. */
+export function terminalPrompt(beforeAsk?: () => void): ApprovalPrompt & { close(): void } {
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  let closed = false;
+  rl.on("close", () => {
+    closed = true;
+  });
+  return {
+    ...(beforeAsk ? { beforeAsk } : {}),
+    ask: (question) =>
+      new Promise((resolve) => {
+        if (closed) return resolve("");
+        const onClose = () => resolve("");
+        rl.once("close", onClose);
+        rl.question(question, (answer) => {
+          rl.off("close", onClose);
+          resolve(answer);
+        });
+      }),
+    close: () => rl.close(),
+  };
+}
