@@ -58,11 +58,12 @@ export async function startRun(setup: RunSetup): Promise<AsyncIterable<AgentEven
   });
   const mode = permissionMode(setup.yes, config.permissions?.mode);
   const disabled = config.tools?.disabled ?? [];
-  const { builtinTools, BUILTIN_TOOL_NAMES } = await import("../tools/index.ts");
-  for (const name of disabled.filter((n) => !BUILTIN_TOOL_NAMES.includes(n))) {
+  const { builtinTools } = await import("../tools/index.ts");
+  const builtins = builtinTools();
+  for (const name of disabled.filter((n) => !builtins.some((t) => t.spec.name === n))) {
     process.stderr.write(`ion: warning: tools.disabled names an unknown tool "${name}"\n`);
   }
-  const tools = setup.noTools ? [] : offeredTools(builtinTools(), mode, disabled);
+  const tools = setup.noTools ? [] : offeredTools(builtins, mode, disabled);
   const system = renderSystemPrompt({
     ...environmentFacts(setup.cwd, env),
     preamble: setup.system ?? config.preamble,

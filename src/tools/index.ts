@@ -11,13 +11,3 @@ import { writeFileTool } from "./write-file.ts";
 export function builtinTools(): AgentTool[] {
   return [readFileTool, listFilesTool, globTool, grepTool, editFileTool, writeFileTool, bashTool];
 }
-
-export const BUILTIN_TOOL_NAMES = [
-  "read_file",
-  "list_files",
-  "glob",
-  "grep",
-  "edit_file",
-  "write_file",
-  "bash",
-];

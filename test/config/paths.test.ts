@@ -33,10 +33,10 @@ describe("XDG paths", () => {
   });
 
   test("config files live in the config dir and the project's .ion dir", () => {
-    const files = configFiles("/work/project", { HOME, ION_CONFIG_DIR: "/ion/config" });
+    const files = configFiles("/home/me/project", { HOME, ION_CONFIG_DIR: "/ion/config" });
     expect(files).toEqual({
       user: join("/ion/config", "config.json"),
-      project: join("/work/project", ".ion", "config.json"),
+      project: join("/home/me/project", ".ion", "config.json"),
       keys: join("/ion/config", "keys.json"),
     });
   });
