@@ -1,45 +1,26 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   chmodSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { editFileTool } from "../../src/tools/edit-file.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { useToolWorkspace } from "../support/tool-workspace.ts";
 
-let base: string;
-let root: string;
-let outside: string;
-let ctx: ToolContext;
+const ws = useToolWorkspace("ion-edit-file-");
 
-beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), "ion-edit-file-")));
-  root = join(base, "work");
-  outside = join(base, "outside");
-  mkdirSync(root);
-  mkdirSync(outside);
-  writeFileSync(join(outside, "secret.txt"), "TOP-SECRET\n");
-  ctx = { cwd: root, allow: [], signal: new AbortController().signal };
-});
-
-afterEach(() => rmSync(base, { recursive: true, force: true }));
-
-const edit = (input: Record<string, unknown>) => editFileTool.execute(input, ctx);
+const edit = (input: Record<string, unknown>) => editFileTool.execute(input, ws.ctx);
 const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line${i + 1}\n`).join("");
-const file = (name: string) => readFileSync(join(root, name), "utf8");
+const file = (name: string) => readFileSync(join(ws.root, name), "utf8");
 
 describe("edit_file", () => {
   test("replaces a unique string and returns the unified diff with 3 lines of context", async () => {
-    writeFileSync(join(root, "f.txt"), numbered(10));
+    writeFileSync(join(ws.root, "f.txt"), numbered(10));
     const result = await edit({ path: "f.txt", old_string: "line5\n", new_string: "LINE5\nextra\n" });
     expect(result).toEqual({
       is_error: false,
@@ -66,18 +47,18 @@ describe("edit_file", () => {
   test("changes more than 6 unchanged lines apart get separate hunks, closer ones share one", async () => {
     const marked = (at: number[]) =>
       Array.from({ length: 20 }, (_, i) => (at.includes(i + 1) ? "mark\n" : `line${i + 1}\n`)).join("");
-    writeFileSync(join(root, "f.txt"), marked([2, 10]));
+    writeFileSync(join(ws.root, "f.txt"), marked([2, 10]));
     const apart = await edit({ path: "f.txt", old_string: "mark", new_string: "MARK", replace_all: true });
     expect(apart.content).toContain(
       "\n@@ -1,5 +1,5 @@\n line1\n-mark\n+MARK\n line3\n line4\n line5\n@@ -7,7 +7,7 @@\n",
     );
-    writeFileSync(join(root, "f.txt"), marked([2, 9]));
+    writeFileSync(join(ws.root, "f.txt"), marked([2, 9]));
     const close = await edit({ path: "f.txt", old_string: "mark", new_string: "MARK", replace_all: true });
     expect(close.content.match(/^@@.*$/gm)).toEqual(["@@ -1,12 +1,12 @@"]);
   });
 
   test("a missing newline at the end of the file is marked", async () => {
-    writeFileSync(join(root, "f.txt"), "a\nb");
+    writeFileSync(join(ws.root, "f.txt"), "a\nb");
     expect((await edit({ path: "f.txt", old_string: "b", new_string: "c" })).content).toBe(
       "Edited f.txt (replaced 1 occurrence)\n--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
     );
@@ -87,7 +68,7 @@ describe("edit_file", () => {
   });
 
   test("old_string not found: an error with the hint, file unchanged", async () => {
-    writeFileSync(join(root, "f.txt"), "  indented\n");
+    writeFileSync(join(ws.root, "f.txt"), "  indented\n");
     const result = await edit({ path: "f.txt", old_string: "\tindented", new_string: "x" });
     expect(result.is_error).toBe(true);
     expect(result.content).toStartWith(
@@ -98,7 +79,7 @@ describe("edit_file", () => {
   });
 
   test("old_string found more than once: says how many times and how to disambiguate", async () => {
-    writeFileSync(join(root, "f.txt"), "a = 1\nb = 1\nc = 1\n");
+    writeFileSync(join(ws.root, "f.txt"), "a = 1\nb = 1\nc = 1\n");
     const result = await edit({ path: "f.txt", old_string: "= 1", new_string: "= 2" });
     expect(result).toEqual({
       is_error: true,
@@ -109,7 +90,7 @@ describe("edit_file", () => {
   });
 
   test("replace_all replaces every occurrence; overlapping text counts once per match", async () => {
-    writeFileSync(join(root, "f.txt"), "a = 1\nb = 1\nc = 1\naaaa\n");
+    writeFileSync(join(ws.root, "f.txt"), "a = 1\nb = 1\nc = 1\naaaa\n");
     expect(
       (await edit({ path: "f.txt", old_string: "= 1", new_string: "= 2", replace_all: true })).content,
     ).toStartWith("Edited f.txt (replaced 3 occurrences)\n");
@@ -120,13 +101,13 @@ describe("edit_file", () => {
   });
 
   test("replacement text is literal: $& and $1 are not patterns", async () => {
-    writeFileSync(join(root, "f.txt"), "price: X\n");
+    writeFileSync(join(ws.root, "f.txt"), "price: X\n");
     await edit({ path: "f.txt", old_string: "X", new_string: "$& $1 $$" });
     expect(file("f.txt")).toBe("price: $& $1 $$\n");
   });
 
   test("identical strings, empty old_string and a missing file are errors", async () => {
-    writeFileSync(join(root, "f.txt"), "same\n");
+    writeFileSync(join(ws.root, "f.txt"), "same\n");
     expect(await edit({ path: "f.txt", old_string: "same", new_string: "same" })).toEqual({
       is_error: true,
       content: "old_string and new_string are identical; there is nothing to change",
@@ -140,14 +121,14 @@ describe("edit_file", () => {
       is_error: true,
       content: "no such file: missing.txt (edit_file changes existing files; use write_file to create one)",
     });
-    mkdirSync(join(root, "dir"));
+    mkdirSync(join(ws.root, "dir"));
     expect((await edit({ path: "dir", old_string: "a", new_string: "b" })).content).toBe(
       "dir is a directory, not a file",
     );
   });
 
   test("CRLF files keep their line ends; the model writes plain newlines", async () => {
-    writeFileSync(join(root, "win.txt"), "one\r\ntwo\r\nthree\r\n");
+    writeFileSync(join(ws.root, "win.txt"), "one\r\ntwo\r\nthree\r\n");
     const result = await edit({ path: "win.txt", old_string: "one\ntwo\n", new_string: "uno\ndos\nmás\n" });
     expect(file("win.txt")).toBe("uno\r\ndos\r\nmás\r\nthree\r\n");
     expect(result.content).toBe(
@@ -162,7 +143,7 @@ describe("edit_file", () => {
   });
 
   test("a file with mixed line ends keeps each line's own ending", async () => {
-    writeFileSync(join(root, "mixed.txt"), "a\r\nb\nc\r\n");
+    writeFileSync(join(ws.root, "mixed.txt"), "a\r\nb\nc\r\n");
     await edit({ path: "mixed.txt", old_string: "b\n", new_string: "b\nB\n" });
     expect(file("mixed.txt")).toBe("a\r\nb\nB\nc\r\n");
     await edit({ path: "mixed.txt", old_string: "c\n", new_string: "C\n" });
@@ -170,17 +151,17 @@ describe("edit_file", () => {
   });
 
   test("a BOM and the bytes outside the edit are kept", async () => {
-    writeFileSync(join(root, "bom.txt"), "\ufeffhello\nworld\n");
+    writeFileSync(join(ws.root, "bom.txt"), "\ufeffhello\nworld\n");
     await edit({ path: "bom.txt", old_string: "world", new_string: "there" });
-    expect([...readFileSync(join(root, "bom.txt")).subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect([...readFileSync(join(ws.root, "bom.txt")).subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(file("bom.txt")).toBe("\ufeffhello\nthere\n");
   });
 
   test("binary and non-UTF-8 files are refused and left alone", async () => {
     const nul = new Uint8Array([0x61, 0x00, 0x62]);
     const latin1 = new Uint8Array([...new TextEncoder().encode("a".repeat(9000)), 0xe9, 0x0a]);
-    writeFileSync(join(root, "nul.bin"), nul);
-    writeFileSync(join(root, "late.txt"), latin1);
+    writeFileSync(join(ws.root, "nul.bin"), nul);
+    writeFileSync(join(ws.root, "late.txt"), latin1);
     expect(await edit({ path: "nul.bin", old_string: "a", new_string: "c" })).toEqual({
       is_error: true,
       content: "nul.bin is a binary or non-UTF-8 file (3 bytes); edit_file only edits text",
@@ -189,19 +170,19 @@ describe("edit_file", () => {
     expect(
       (await edit({ path: "late.txt", old_string: "a", new_string: "c", replace_all: true })).is_error,
     ).toBe(true);
-    expect(new Uint8Array(readFileSync(join(root, "late.txt")))).toEqual(latin1);
+    expect(new Uint8Array(readFileSync(join(ws.root, "late.txt")))).toEqual(latin1);
   });
 
   test("atomic: keeps the file's mode and leaves no temp file", async () => {
-    writeFileSync(join(root, "run.sh"), "echo old\n");
-    chmodSync(join(root, "run.sh"), 0o700);
+    writeFileSync(join(ws.root, "run.sh"), "echo old\n");
+    chmodSync(join(ws.root, "run.sh"), 0o700);
     await edit({ path: "run.sh", old_string: "old", new_string: "new" });
-    expect(statSync(join(root, "run.sh")).mode & 0o7777).toBe(0o700);
-    expect(readdirSync(root)).toEqual(["run.sh"]);
+    expect(statSync(join(ws.root, "run.sh")).mode & 0o7777).toBe(0o700);
+    expect(readdirSync(ws.root)).toEqual(["run.sh"]);
   });
 
   test("a very large diff is capped with a marker", async () => {
-    writeFileSync(join(root, "big.txt"), "x\n".repeat(20_000));
+    writeFileSync(join(ws.root, "big.txt"), "x\n".repeat(20_000));
     const result = await edit({ path: "big.txt", old_string: "x", new_string: "y", replace_all: true });
     expect(result.is_error).toBe(false);
     expect(result.content).toMatch(/\n\[… truncated: \d+ more characters not shown\]$/);
@@ -231,11 +212,11 @@ describe("edit_file", () => {
 
 describe("edit_file and the workspace guard", () => {
   test("../, absolute outside paths and escaping symlinks are refused; nothing outside changes", async () => {
-    symlinkSync(join(outside, "secret.txt"), join(root, "link.txt"));
-    symlinkSync(outside, join(root, "link-dir"));
+    symlinkSync(join(ws.outside, "secret.txt"), join(ws.root, "link.txt"));
+    symlinkSync(ws.outside, join(ws.root, "link-dir"));
     for (const path of [
       "../outside/secret.txt",
-      join(outside, "secret.txt"),
+      join(ws.outside, "secret.txt"),
       "link.txt",
       "link-dir/secret.txt",
     ]) {
@@ -244,19 +225,19 @@ describe("edit_file and the workspace guard", () => {
       expect(result.content).toContain("outside the workspace");
       expect(result.content).not.toContain("TOP-SECRET");
     }
-    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("TOP-SECRET\n");
+    expect(readFileSync(join(ws.outside, "secret.txt"), "utf8")).toBe("TOP-SECRET\n");
   });
 
   test("absolute paths inside and workspace.allow dirs can be edited", async () => {
-    writeFileSync(join(root, "in.txt"), "a\n");
-    expect((await edit({ path: join(root, "in.txt"), old_string: "a", new_string: "b" })).is_error).toBe(
+    writeFileSync(join(ws.root, "in.txt"), "a\n");
+    expect((await edit({ path: join(ws.root, "in.txt"), old_string: "a", new_string: "b" })).is_error).toBe(
       false,
     );
-    ctx = { ...ctx, allow: [outside] };
+    ws.ctx = { ...ws.ctx, allow: [ws.outside] };
     const result = await edit({ path: "../outside/secret.txt", old_string: "TOP", new_string: "OPEN" });
     expect(result.content).toContain(
-      `--- ${join(outside, "secret.txt")}\n+++ ${join(outside, "secret.txt")}\n`,
+      `--- ${join(ws.outside, "secret.txt")}\n+++ ${join(ws.outside, "secret.txt")}\n`,
     );
-    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("OPEN-SECRET\n");
+    expect(readFileSync(join(ws.outside, "secret.txt"), "utf8")).toBe("OPEN-SECRET\n");
   });
 });

@@ -1,52 +1,19 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import {
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { symlinkSync, utimesSync } from "node:fs";
+import { join } from "node:path";
 import { GLOB_MAX_OUTPUT_CHARS, GLOB_MAX_RESULTS, globTool } from "../../src/tools/glob.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { tree, useToolWorkspace } from "../support/tool-workspace.ts";
 
-let root: string;
-let outside: string;
-
-function tree(base: string, files: Record<string, string>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(base, rel)), { recursive: true });
-    writeFileSync(join(base, rel), content);
-  }
-}
+const ws = useToolWorkspace("ion-glob-", {});
 
 /** Sets a file's modification time to `seconds` after the epoch. */
-const age = (rel: string, seconds: number) => utimesSync(join(root, rel), seconds, seconds);
+const age = (rel: string, seconds: number) => utimesSync(join(ws.root, rel), seconds, seconds);
 
-const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({
-  cwd: root,
-  allow: [],
-  signal: new AbortController().signal,
-  ...extra,
-});
-
-const glob = (input: Record<string, unknown>, context = ctx()) => globTool.execute(input, context);
-
-beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), "ion-glob-")));
-  outside = realpathSync(mkdtempSync(join(tmpdir(), "ion-glob-outside-")));
-});
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
-  rmSync(outside, { recursive: true, force: true });
-});
+const glob = (input: Record<string, unknown>, context = ws.ctx) => globTool.execute(input, context);
 
 describe("glob", () => {
   test("lists matches newest first, relative to the workspace root", async () => {
-    tree(root, { "old.ts": "", "src/new.ts": "", "src/mid.ts": "", "src/readme.md": "" });
+    tree(ws.root, { "old.ts": "", "src/new.ts": "", "src/mid.ts": "", "src/readme.md": "" });
     age("old.ts", 1_000);
     age("src/mid.ts", 2_000);
     age("src/new.ts", 3_000);
@@ -57,7 +24,7 @@ describe("glob", () => {
   });
 
   test("`*` stays in one directory; `path` sets where the pattern is matched from", async () => {
-    tree(root, { "a.ts": "", "src/b.ts": "", "src/deep/c.ts": "" });
+    tree(ws.root, { "a.ts": "", "src/b.ts": "", "src/deep/c.ts": "" });
     expect((await glob({ pattern: "*.ts" })).content).toBe("a.ts");
     expect((await glob({ pattern: "*.ts", path: "src" })).content).toBe("src/b.ts");
     expect((await glob({ pattern: "./src/*/*.ts" })).content).toBe("src/deep/c.ts");
@@ -70,7 +37,7 @@ describe("glob", () => {
   test("caps the list and says how many more matched", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < GLOB_MAX_RESULTS + 5; i++) files[`f/${String(i).padStart(4, "0")}.txt`] = "";
-    tree(root, files);
+    tree(ws.root, files);
     age("f/0007.txt", 5_000_000_000);
     const result = await glob({ pattern: "f/*.txt" });
     const lines = result.content.split("\n");
@@ -86,7 +53,7 @@ describe("glob", () => {
     const dir = "d".repeat(200);
     const files: Record<string, string> = {};
     for (let i = 0; i < 400; i++) files[`${dir}/${String(i).padStart(3, "0")}.txt`] = "";
-    tree(root, files);
+    tree(ws.root, files);
     const lines = (await glob({ pattern: "**/*.txt" })).content.split("\n");
     const listed = lines.slice(0, -1);
     expect(listed.join("\n").length).toBeLessThanOrEqual(GLOB_MAX_OUTPUT_CHARS);
@@ -97,7 +64,7 @@ describe("glob", () => {
   });
 
   test("honours .gitignore at the root and nested, negations included, and skips .git", async () => {
-    tree(root, {
+    tree(ws.root, {
       ".gitignore": "dist/\n*.gen.ts\n",
       ".git/config": "",
       ".git/hooks/pre-commit.ts": "",
@@ -116,14 +83,14 @@ describe("glob", () => {
   });
 
   test("an ignored directory named in path or the pattern's literal base is searched", async () => {
-    tree(root, { ".gitignore": "dist/\n", "dist/app.js": "", "dist/sub/x.js": "" });
+    tree(ws.root, { ".gitignore": "dist/\n", "dist/app.js": "", "dist/sub/x.js": "" });
     expect((await glob({ pattern: "**/*.js" })).content).toBe("No files match **/*.js in .");
     expect((await glob({ pattern: "*.js", path: "dist" })).content).toBe("dist/app.js");
     expect((await glob({ pattern: "dist/sub/*.js" })).content).toBe("dist/sub/x.js");
   });
 
   test("no match is a plain line, not an error", async () => {
-    tree(root, { "a.ts": "" });
+    tree(ws.root, { "a.ts": "" });
     expect(await glob({ pattern: "**/*.rs" })).toEqual({
       content: "No files match **/*.rs in .",
       is_error: false,
@@ -135,42 +102,40 @@ describe("glob", () => {
   });
 
   test("refuses paths outside the workspace, files, missing dirs and patterns that leave `path`", async () => {
-    tree(root, { "a.ts": "" });
-    tree(outside, { "b.ts": "" });
+    tree(ws.root, { "a.ts": "" });
+    tree(ws.outside, { "b.ts": "" });
     for (const input of [
-      { pattern: "*.ts", path: outside },
+      { pattern: "*.ts", path: ws.outside },
       { pattern: "*.ts", path: ".." },
       { pattern: "*.ts", path: "a.ts" },
       { pattern: "*.ts", path: "nope" },
       { pattern: "../*.ts" },
-      { pattern: `${outside}/*.ts` },
+      { pattern: `${ws.outside}/*.ts` },
       { pattern: "" },
     ]) {
       const result = await glob(input);
       expect(result.is_error).toBe(true);
     }
-    expect((await glob({ pattern: "*.ts", path: outside })).content).toContain("outside the workspace");
+    expect((await glob({ pattern: "*.ts", path: ws.outside })).content).toContain("outside the workspace");
   });
 
   test("reaches an allowed directory", async () => {
-    tree(outside, { "b.ts": "" });
-    const result = await glob({ pattern: "*.ts", path: outside }, ctx({ allow: [outside] }));
-    expect(result).toEqual({ content: join(outside, "b.ts"), is_error: false });
+    tree(ws.outside, { "b.ts": "" });
+    const result = await glob({ pattern: "*.ts", path: ws.outside }, { ...ws.ctx, allow: [ws.outside] });
+    expect(result).toEqual({ content: join(ws.outside, "b.ts"), is_error: false });
   });
 
   test("never follows a symlinked directory out of the workspace", async () => {
-    tree(outside, { "secret.ts": "" });
-    symlinkSync(outside, join(root, "escape"));
-    symlinkSync(join(outside, "secret.ts"), join(root, "secret-link.ts"));
+    tree(ws.outside, { "secret.ts": "" });
+    symlinkSync(ws.outside, join(ws.root, "escape"));
+    symlinkSync(join(ws.outside, "secret.ts"), join(ws.root, "secret-link.ts"));
     expect((await glob({ pattern: "**/*.ts" })).content).toBe("No files match **/*.ts in .");
     expect((await glob({ pattern: "escape/*.ts" })).content).toBe("No files match escape/*.ts in .");
   });
 
   test("a cancelled search is an error result", async () => {
-    tree(root, { "a.ts": "" });
-    const controller = new AbortController();
-    controller.abort();
-    expect(await glob({ pattern: "*.ts" }, ctx({ signal: controller.signal }))).toEqual({
+    tree(ws.root, { "a.ts": "" });
+    expect(await glob({ pattern: "*.ts" }, ws.cancelledCtx())).toEqual({
       content: "glob was cancelled",
       is_error: true,
     });

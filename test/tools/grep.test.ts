@@ -1,7 +1,6 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { describe, expect, test } from "bun:test";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import {
   GREP_MAX_FILE_BYTES,
   GREP_MAX_LINE_CHARS,
@@ -9,40 +8,16 @@ import {
   GREP_MAX_OUTPUT_CHARS,
   grepTool,
 } from "../../src/tools/grep.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { tree, useToolWorkspace } from "../support/tool-workspace.ts";
 
-let root: string;
-let outside: string;
+const ws = useToolWorkspace("ion-grep-", {});
 
-function tree(base: string, files: Record<string, string | Uint8Array>): void {
-  for (const [rel, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(base, rel)), { recursive: true });
-    writeFileSync(join(base, rel), content);
-  }
-}
-
-const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({
-  cwd: root,
-  allow: [],
-  signal: new AbortController().signal,
-  ...extra,
-});
-
-const grep = (input: Record<string, unknown>, context = ctx()) => grepTool.execute(input, context);
+const grep = (input: Record<string, unknown>, context = ws.ctx) => grepTool.execute(input, context);
 const lines = async (input: Record<string, unknown>) => (await grep(input)).content.split("\n");
-
-beforeEach(() => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), "ion-grep-")));
-  outside = realpathSync(mkdtempSync(join(tmpdir(), "ion-grep-outside-")));
-});
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
-  rmSync(outside, { recursive: true, force: true });
-});
 
 describe("grep", () => {
   test("prints path:line:text for every matching line, in path order", async () => {
-    tree(root, {
+    tree(ws.root, {
       "b.ts": "const x = 1;\nfunction foo() {}\n",
       "a.ts": "// foo here\nnothing\nfoo(); foo();\n",
       "src/c.md": "no match\n\nfoo bar",
@@ -57,7 +32,7 @@ describe("grep", () => {
   });
 
   test("filters files with include: by name without a slash, by path with one", async () => {
-    tree(root, {
+    tree(ws.root, {
       "a.ts": "hit",
       "a.js": "hit",
       "src/b.ts": "hit",
@@ -80,13 +55,13 @@ describe("grep", () => {
   });
 
   test("handles CRLF line ends and lookarounds at the end of a line", async () => {
-    tree(root, { "win.txt": "alpha\r\nfoo\r\n", "unix.txt": "x foo\nfoo y\n" });
+    tree(ws.root, { "win.txt": "alpha\r\nfoo\r\n", "unix.txt": "x foo\nfoo y\n" });
     expect(await lines({ pattern: "foo$" })).toEqual(["unix.txt:1:x foo", "win.txt:2:foo"]);
     expect(await lines({ pattern: "foo(?!\\s)", path: "unix.txt" })).toEqual(["unix.txt:1:x foo"]);
   });
 
   test("skips binary files, and files over the size limit with a note", async () => {
-    tree(root, {
+    tree(ws.root, {
       "bin.dat": new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x00, 0x01]),
       "latin1.txt": new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0xe9, 0x0a]),
       "big.txt": `needle\n${"x".repeat(GREP_MAX_FILE_BYTES)}`,
@@ -105,7 +80,7 @@ describe("grep", () => {
   });
 
   test("caps at 500 matching lines with a marker", async () => {
-    tree(root, { "a.txt": "match\n".repeat(300), "b.txt": "match\n".repeat(300) });
+    tree(ws.root, { "a.txt": "match\n".repeat(300), "b.txt": "match\n".repeat(300) });
     const output = await lines({ pattern: "match" });
     expect(output).toHaveLength(GREP_MAX_MATCHES + 1);
     expect(output[299]).toBe("a.txt:300:match");
@@ -119,7 +94,7 @@ describe("grep", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 40; i++) files[`many/f${String(i).padStart(2, "0")}.txt`] = "hit\n".repeat(30);
     for (let i = 0; i < 5; i++) files[`exact/f${i}.txt`] = "hit\n".repeat(100);
-    tree(root, files);
+    tree(ws.root, files);
     const output = await lines({ pattern: "hit", path: "many" });
     expect(output).toHaveLength(GREP_MAX_MATCHES + 1);
     expect(output[GREP_MAX_MATCHES - 1]).toBe("many/f16.txt:20:hit");
@@ -130,7 +105,7 @@ describe("grep", () => {
   });
 
   test("stops at the output character limit on a whole line, with a marker", async () => {
-    tree(root, { "wide.txt": `hit ${"w".repeat(480)}\n`.repeat(300) });
+    tree(ws.root, { "wide.txt": `hit ${"w".repeat(480)}\n`.repeat(300) });
     const output = await lines({ pattern: "hit" });
     const shown = output.slice(0, -1);
     expect(shown.join("\n").length).toBeLessThanOrEqual(GREP_MAX_OUTPUT_CHARS);
@@ -144,7 +119,7 @@ describe("grep", () => {
   test("cuts long lines around the match with a marker", async () => {
     const long = `${"a".repeat(1000)}NEEDLE${"b".repeat(1000)}`;
     const head = `NEEDLE${"c".repeat(2000)}`;
-    tree(root, { "long.txt": `${long}\n${head}\n` });
+    tree(ws.root, { "long.txt": `${long}\n${head}\n` });
     const [first, second] = await lines({ pattern: "NEEDLE" });
     expect(first).toContain("NEEDLE");
     expect(first!.startsWith("long.txt:1:…")).toBe(true);
@@ -155,7 +130,7 @@ describe("grep", () => {
   });
 
   test("invalid regex is an error carrying the parser's message", async () => {
-    tree(root, { "a.txt": "x" });
+    tree(ws.root, { "a.txt": "x" });
     const result = await grep({ pattern: "foo(" });
     expect(result.is_error).toBe(true);
     expect(result.content).toContain("invalid regular expression");
@@ -163,7 +138,7 @@ describe("grep", () => {
   });
 
   test("honours .gitignore (nested, negations) and skips .git", async () => {
-    tree(root, {
+    tree(ws.root, {
       ".gitignore": "*.log\nvendor/\n",
       ".git/COMMIT_EDITMSG": "token\n",
       "app.log": "token\n",
@@ -176,11 +151,11 @@ describe("grep", () => {
   });
 
   test("never searches through a symlink that leaves the workspace", async () => {
-    tree(outside, { "secret.txt": "SECRET\n", "dir/inner.txt": "SECRET\n" });
-    tree(root, { "own.txt": "SECRET\n" });
-    symlinkSync(join(outside, "secret.txt"), join(root, "leak.txt"));
-    symlinkSync(join(outside, "dir"), join(root, "leakdir"));
-    symlinkSync(join(root, "own.txt"), join(root, "alias.txt"));
+    tree(ws.outside, { "secret.txt": "SECRET\n", "dir/inner.txt": "SECRET\n" });
+    tree(ws.root, { "own.txt": "SECRET\n" });
+    symlinkSync(join(ws.outside, "secret.txt"), join(ws.root, "leak.txt"));
+    symlinkSync(join(ws.outside, "dir"), join(ws.root, "leakdir"));
+    symlinkSync(join(ws.root, "own.txt"), join(ws.root, "alias.txt"));
     expect(await lines({ pattern: "SECRET" })).toEqual(["alias.txt:1:SECRET", "own.txt:1:SECRET"]);
     const direct = await grep({ pattern: "SECRET", path: "leak.txt" });
     expect(direct.is_error).toBe(true);
@@ -189,7 +164,7 @@ describe("grep", () => {
   });
 
   test("a missing path is an error; no match is not", async () => {
-    tree(root, { "a.txt": "x" });
+    tree(ws.root, { "a.txt": "x" });
     expect(await grep({ pattern: "x", path: "nope" })).toEqual({
       content: "nope does not exist",
       is_error: true,
@@ -198,10 +173,8 @@ describe("grep", () => {
   });
 
   test("a cancelled search is an error result", async () => {
-    tree(root, { "a.txt": "x" });
-    const controller = new AbortController();
-    controller.abort();
-    expect(await grep({ pattern: "x" }, ctx({ signal: controller.signal }))).toEqual({
+    tree(ws.root, { "a.txt": "x" });
+    expect(await grep({ pattern: "x" }, ws.cancelledCtx())).toEqual({
       content: "grep was cancelled",
       is_error: true,
     });

@@ -1,40 +1,24 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listFilesTool, MAX_ENTRIES } from "../../src/tools/list-files.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { useToolWorkspace } from "../support/tool-workspace.ts";
 
-let base: string;
-let root: string;
-let outside: string;
-let ctx: ToolContext;
+const ws = useToolWorkspace("ion-list-files-", { "secret-name.txt": "" });
 
-beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), "ion-list-files-")));
-  root = join(base, "work");
-  outside = join(base, "outside");
-  mkdirSync(root);
-  mkdirSync(outside);
-  writeFileSync(join(outside, "secret-name.txt"), "");
-  ctx = { cwd: root, allow: [], signal: new AbortController().signal };
-});
-
-afterEach(() => rmSync(base, { recursive: true, force: true }));
-
-const list = (input: Record<string, unknown>) => listFilesTool.execute(input, ctx);
+const list = (input: Record<string, unknown>) => listFilesTool.execute(input, ws.ctx);
 
 describe("list_files", () => {
   test("one sorted entry per line; directories and links to them end with /", async () => {
-    mkdirSync(join(root, "src"));
-    mkdirSync(join(root, ".git"));
-    writeFileSync(join(root, "b.txt"), "");
-    writeFileSync(join(root, "a.txt"), "");
-    writeFileSync(join(root, "Z.md"), "");
-    symlinkSync(join(root, "src"), join(root, "src-link"));
-    symlinkSync(join(root, "a.txt"), join(root, "file-link"));
-    symlinkSync(join(root, "gone"), join(root, "dangling"));
-    symlinkSync("loop", join(root, "loop"));
+    mkdirSync(join(ws.root, "src"));
+    mkdirSync(join(ws.root, ".git"));
+    writeFileSync(join(ws.root, "b.txt"), "");
+    writeFileSync(join(ws.root, "a.txt"), "");
+    writeFileSync(join(ws.root, "Z.md"), "");
+    symlinkSync(join(ws.root, "src"), join(ws.root, "src-link"));
+    symlinkSync(join(ws.root, "a.txt"), join(ws.root, "file-link"));
+    symlinkSync(join(ws.root, "gone"), join(ws.root, "dangling"));
+    symlinkSync("loop", join(ws.root, "loop"));
     expect(await list({ path: "." })).toEqual({
       is_error: false,
       content: [".git/", "Z.md", "a.txt", "b.txt", "dangling", "file-link", "loop", "src/", "src-link/"].join(
@@ -44,8 +28,8 @@ describe("list_files", () => {
   });
 
   test("path defaults to the workspace root; subdirectories list their own entries", async () => {
-    mkdirSync(join(root, "src/tools"), { recursive: true });
-    writeFileSync(join(root, "src/main.ts"), "");
+    mkdirSync(join(ws.root, "src/tools"), { recursive: true });
+    writeFileSync(join(ws.root, "src/main.ts"), "");
     expect((await list({})).content).toBe("src/");
     expect((await list({ path: "src" })).content).toBe("main.ts\ntools/");
     expect((await list({ path: "src/tools" })).content).toBe(`${join("src", "tools")} is an empty directory`);
@@ -53,9 +37,9 @@ describe("list_files", () => {
 
   test(`more than ${MAX_ENTRIES} entries: the first ${MAX_ENTRIES} and a marker with the rest`, async () => {
     // Hard links to one file: creating thousands of inodes is slow on some file systems.
-    writeFileSync(join(root, "f00000"), "");
+    writeFileSync(join(ws.root, "f00000"), "");
     for (let i = 1; i < MAX_ENTRIES + 5; i++)
-      linkSync(join(root, "f00000"), join(root, `f${String(i).padStart(5, "0")}`));
+      linkSync(join(ws.root, "f00000"), join(ws.root, `f${String(i).padStart(5, "0")}`));
     const shown = (await list({})).content.split("\n");
     expect(shown).toHaveLength(MAX_ENTRIES + 1);
     expect(shown[0]).toBe("f00000");
@@ -64,7 +48,7 @@ describe("list_files", () => {
   });
 
   test("a file and a missing path are errors", async () => {
-    writeFileSync(join(root, "a.txt"), "");
+    writeFileSync(join(ws.root, "a.txt"), "");
     expect(await list({ path: "a.txt" })).toEqual({
       is_error: true,
       content: "a.txt is a file, not a directory; use read_file to read it",
@@ -88,8 +72,8 @@ describe("list_files", () => {
 
 describe("list_files and the workspace guard", () => {
   test("../, absolute outside paths and escaping symlinks are refused without listing", async () => {
-    symlinkSync(outside, join(root, "link-dir"));
-    for (const path of ["..", "../outside", outside, "/etc", "link-dir"]) {
+    symlinkSync(ws.outside, join(ws.root, "link-dir"));
+    for (const path of ["..", "../outside", ws.outside, "/etc", "link-dir"]) {
       const result = await list({ path });
       expect(result.is_error).toBe(true);
       expect(result.content).toContain("outside the workspace");
@@ -98,9 +82,9 @@ describe("list_files and the workspace guard", () => {
   });
 
   test("absolute paths inside and workspace.allow dirs can be listed", async () => {
-    writeFileSync(join(root, "in.txt"), "");
-    expect((await list({ path: root })).content).toBe("in.txt");
-    ctx = { ...ctx, allow: [outside] };
+    writeFileSync(join(ws.root, "in.txt"), "");
+    expect((await list({ path: ws.root })).content).toBe("in.txt");
+    ws.ctx = { ...ws.ctx, allow: [ws.outside] };
     expect((await list({ path: "../outside" })).content).toBe("secret-name.txt");
   });
 });

@@ -1,28 +1,12 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_OUTPUT_CHARS, readFileTool } from "../../src/tools/read-file.ts";
-import type { ToolContext } from "../../src/tools/types.ts";
+import { useToolWorkspace } from "../support/tool-workspace.ts";
 
-let base: string;
-let root: string;
-let outside: string;
-let ctx: ToolContext;
+const ws = useToolWorkspace("ion-read-file-");
 
-beforeEach(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), "ion-read-file-")));
-  root = join(base, "work");
-  outside = join(base, "outside");
-  mkdirSync(root);
-  mkdirSync(outside);
-  writeFileSync(join(outside, "secret.txt"), "TOP-SECRET\n");
-  ctx = { cwd: root, allow: [], signal: new AbortController().signal };
-});
-
-afterEach(() => rmSync(base, { recursive: true, force: true }));
-
-const read = (input: Record<string, unknown>) => readFileTool.execute(input, ctx);
+const read = (input: Record<string, unknown>) => readFileTool.execute(input, ws.ctx);
 const lines = (count: number, make = (n: number) => `line ${n}`) =>
   `${Array.from({ length: count }, (_, i) => make(i + 1)).join("\n")}\n`;
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
@@ -30,7 +14,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 describe("read_file", () => {
   test("numbers lines like cat -n and keeps tabs", async () => {
-    writeFileSync(join(root, "a.txt"), "alpha\n\tbeta\n");
+    writeFileSync(join(ws.root, "a.txt"), "alpha\n\tbeta\n");
     expect(await read({ path: "a.txt" })).toEqual({
       is_error: false,
       content: "     1\talpha\n     2\t\tbeta",
@@ -38,12 +22,12 @@ describe("read_file", () => {
   });
 
   test("a last line without newline and CRLF line ends read as plain lines", async () => {
-    writeFileSync(join(root, "crlf.txt"), "one\r\ntwo\r\nthree");
+    writeFileSync(join(ws.root, "crlf.txt"), "one\r\ntwo\r\nthree");
     expect((await read({ path: "crlf.txt" })).content).toBe("     1\tone\n     2\ttwo\n     3\tthree");
   });
 
   test("offset and limit select lines and say how to continue", async () => {
-    writeFileSync(join(root, "ten.txt"), lines(10));
+    writeFileSync(join(ws.root, "ten.txt"), lines(10));
     const result = await read({ path: "ten.txt", offset: 3, limit: 2 });
     expect(result.content).toBe(
       "     3\tline 3\n     4\tline 4\n[showing lines 3-4 of 10; call read_file with offset 5 to continue]",
@@ -52,7 +36,7 @@ describe("read_file", () => {
   });
 
   test("more than 2000 lines: the first 2000, then a paging note; the next page follows", async () => {
-    writeFileSync(join(root, "big.txt"), lines(2500));
+    writeFileSync(join(ws.root, "big.txt"), lines(2500));
     const first = (await read({ path: "big.txt" })).content.split("\n");
     expect(first).toHaveLength(2001);
     expect(first[1999]).toBe("  2000\tline 2000");
@@ -64,7 +48,7 @@ describe("read_file", () => {
   });
 
   test("a line longer than 2000 characters is cut with a marker", async () => {
-    writeFileSync(join(root, "long.txt"), `${"x".repeat(2500)}\nnext\n`);
+    writeFileSync(join(ws.root, "long.txt"), `${"x".repeat(2500)}\nnext\n`);
     const shown = (await read({ path: "long.txt" })).content.split("\n");
     expect(shown[0]).toBe(`     1\t${"x".repeat(2000)}`);
     expect(shown[1]).toBe("[… truncated: 500 more characters not shown]");
@@ -72,7 +56,10 @@ describe("read_file", () => {
   });
 
   test("multi-byte characters and emoji at the line cut stay intact", async () => {
-    writeFileSync(join(root, "emoji.txt"), `${"a".repeat(1999)}😀${"b".repeat(50)}\n${"é".repeat(2100)}\n`);
+    writeFileSync(
+      join(ws.root, "emoji.txt"),
+      `${"a".repeat(1999)}😀${"b".repeat(50)}\n${"é".repeat(2100)}\n`,
+    );
     const content = (await read({ path: "emoji.txt" })).content;
     expect(content).not.toMatch(LONE_SURROGATE);
     const shown = content.split("\n");
@@ -82,7 +69,7 @@ describe("read_file", () => {
 
   test("the total output stays under the cap and pages from the last whole line shown", async () => {
     writeFileSync(
-      join(root, "wide.txt"),
+      join(ws.root, "wide.txt"),
       lines(2000, (n) => `${n}:${"w".repeat(1000)}`),
     );
     const shown = (await read({ path: "wide.txt" })).content;
@@ -101,15 +88,15 @@ describe("read_file", () => {
     // 81 lines of 100 bytes, then 90 bytes: the 4-byte emoji spans bytes 8190-8193.
     const text = `${`${"x".repeat(99)}\n`.repeat(81)}${"y".repeat(90)}😀tail\n`;
     expect(Buffer.byteLength(text.slice(0, text.indexOf("😀")))).toBe(8190);
-    writeFileSync(join(root, "edge.txt"), text);
+    writeFileSync(join(ws.root, "edge.txt"), text);
     const result = await read({ path: "edge.txt" });
     expect(result.is_error).toBe(false);
     expect(result.content).toEndWith("😀tail");
   });
 
   test("binary files are refused with their size: NUL bytes, invalid UTF-8", async () => {
-    writeFileSync(join(root, "nul.bin"), new Uint8Array([0x41, 0x00, 0x42, 0x43]));
-    writeFileSync(join(root, "latin1.txt"), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    writeFileSync(join(ws.root, "nul.bin"), new Uint8Array([0x41, 0x00, 0x42, 0x43]));
+    writeFileSync(join(ws.root, "latin1.txt"), new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     for (const [path, size] of [
       ["nul.bin", 4],
       ["latin1.txt", 5],
@@ -121,7 +108,7 @@ describe("read_file", () => {
   });
 
   test("an empty file says so", async () => {
-    writeFileSync(join(root, "empty.txt"), "");
+    writeFileSync(join(ws.root, "empty.txt"), "");
     expect(await read({ path: "empty.txt" })).toEqual({
       is_error: false,
       content: "empty.txt is empty (0 bytes)",
@@ -129,7 +116,7 @@ describe("read_file", () => {
   });
 
   test("a directory points to list_files; a missing file says no such file", async () => {
-    mkdirSync(join(root, "dir"));
+    mkdirSync(join(ws.root, "dir"));
     expect(await read({ path: "dir" })).toEqual({
       is_error: true,
       content: "dir is a directory; use list_files to see its entries",
@@ -139,7 +126,7 @@ describe("read_file", () => {
   });
 
   test("an offset past the end is an error naming the line count", async () => {
-    writeFileSync(join(root, "three.txt"), lines(3));
+    writeFileSync(join(ws.root, "three.txt"), lines(3));
     expect(await read({ path: "three.txt", offset: 4 })).toEqual({
       is_error: true,
       content: "offset 4 is past the end of three.txt, which has 3 lines",
@@ -172,8 +159,8 @@ describe("read_file", () => {
 
 describe("read_file and the workspace guard", () => {
   test("../, /etc/passwd and an escaping symlink are refused without showing the content", async () => {
-    symlinkSync(join(outside, "secret.txt"), join(root, "link.txt"));
-    symlinkSync(outside, join(root, "link-dir"));
+    symlinkSync(join(ws.outside, "secret.txt"), join(ws.root, "link.txt"));
+    symlinkSync(ws.outside, join(ws.root, "link-dir"));
     for (const path of ["../outside/secret.txt", "/etc/passwd", "link.txt", "link-dir/secret.txt"]) {
       const result = await read({ path });
       expect(result.is_error).toBe(true);
@@ -184,9 +171,9 @@ describe("read_file and the workspace guard", () => {
   });
 
   test("absolute paths inside the workspace and workspace.allow dirs are readable", async () => {
-    writeFileSync(join(root, "in.txt"), "inside\n");
-    expect((await read({ path: join(root, "in.txt") })).content).toBe("     1\tinside");
-    ctx = { ...ctx, allow: [outside] };
+    writeFileSync(join(ws.root, "in.txt"), "inside\n");
+    expect((await read({ path: join(ws.root, "in.txt") })).content).toBe("     1\tinside");
+    ws.ctx = { ...ws.ctx, allow: [ws.outside] };
     expect((await read({ path: "../outside/secret.txt" })).content).toBe("     1\tTOP-SECRET");
   });
 });
