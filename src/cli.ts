@@ -7,6 +7,8 @@ type LoadCommand = () => Promise<CommandDef>;
 /** Only commands that work are listed. Each module's top level imports nothing heavy. */
 const COMMANDS: Record<string, LoadCommand> = {
   run: () => import("./commands/run.ts").then((m) => m.default as CommandDef),
+  sessions: () => import("./commands/sessions.ts").then((m) => m.default as CommandDef),
+  reset: () => import("./commands/reset.ts").then((m) => m.default as CommandDef),
 };
 
 const root: CommandDef = {
@@ -98,7 +100,8 @@ async function dispatchInner(argv: string[]): Promise<number> {
     const command = await load();
     const helpAt = rest.findIndex((a) => a === "--" || isHelp(a));
     if (helpAt >= 0 && rest[helpAt] !== "--") {
-      writeOut(await usage(command, root));
+      const [target, parent] = await helpTarget(command, rest.slice(0, helpAt));
+      writeOut(await usage(target, parent));
       return 0;
     }
     streamsInUse = true;
@@ -107,4 +110,17 @@ async function dispatchInner(argv: string[]): Promise<number> {
   } catch (err) {
     return report(err);
   }
+}
+
+/** `ion sessions list --help` shows the subcommand's page, not its parent's. */
+async function helpTarget(command: CommandDef, before: string[]): Promise<[CommandDef, CommandDef]> {
+  const subCommands =
+    typeof command.subCommands === "function" ? await command.subCommands() : await command.subCommands;
+  const name = before.find((a) => !a.startsWith("-"));
+  const sub =
+    subCommands && name !== undefined && Object.hasOwn(subCommands, name) ? subCommands[name] : undefined;
+  if (!sub) return [command, root];
+  const meta = await (typeof command.meta === "function" ? command.meta() : command.meta);
+  const resolved = (typeof sub === "function" ? await sub() : await sub) as CommandDef;
+  return [resolved, { meta: { name: `ion ${meta?.name ?? ""}` } }];
 }

@@ -4,6 +4,9 @@ import type { AssistantMessage, ProviderError, StopReason, Usage, UserMessage } 
  * The one event stream every front end consumes: `run -o text|json|stream-json` and `chat` are
  * renderers of these events, none has a loop of its own.
  */
+/** What started a compaction: the threshold before a request, `/compact`, or a context_overflow error. */
+export type CompactTrigger = "auto" | "manual" | "overflow";
+
 export type ResultSubtype = "success" | "error_max_turns" | "error_during_execution" | "error_interrupted";
 
 export interface PermissionDenial {
@@ -52,4 +55,19 @@ export type AgentEvent =
   /** The results of one tool batch, sent back to the model as a user message. */
   | { type: "tool_results"; message: UserMessage }
   | { type: "api_retry"; attempt: number; max_retries: number; delay_ms: number; error: ProviderError }
+  /**
+   * The model's view was compacted: from here on it is a summary plus the last `kept` messages of the
+   * view before (the caller records this as a compaction entry; the originals stay in the session file).
+   * Token counts are estimates; `method` is "dropped" when summarising failed and the older part was
+   * dropped instead (then `summary` says so).
+   */
+  | {
+      type: "compact_boundary";
+      trigger: CompactTrigger;
+      pre_tokens: number;
+      post_tokens: number;
+      summary: string;
+      kept: number;
+      method: "summary" | "dropped";
+    }
   | { type: "result"; result: RunResult };

@@ -13,7 +13,9 @@ import type {
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
-import type { AgentEvent, PermissionDenial, ResultSubtype, RunResult } from "./events.ts";
+import { compactMessages } from "./compact.ts";
+import type { AgentEvent, CompactTrigger, PermissionDenial, ResultSubtype, RunResult } from "./events.ts";
+import { contextEstimate } from "./tokens.ts";
 import { runToolBatch } from "./tool-batch.ts";
 
 export interface AgentInput {
@@ -31,7 +33,16 @@ export interface AgentInput {
   workspaceAllow?: string[];
   maxTurns: number;
   signal: AbortSignal;
+  /**
+   * The model's context window in tokens (config `context_window` › the provider's default). Undefined
+   * means unknown: no automatic compaction, only after a context_overflow error.
+   */
+  contextWindow?: number;
+  /** Share of the window at which the view is compacted before a request (default 0.8). */
+  compactThreshold?: number;
 }
+
+export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
 export interface AgentDeps {
   stream: StreamFn;
@@ -162,6 +173,67 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
   let turns = 0;
   let finalText = "";
   let subtype: ResultSubtype = "success";
+  const toolSpecs = input.tools.map((t) => t.spec);
+  /** Usage of the last completed request, and the view's length right after its answer was appended. */
+  let lastUsage: Usage | undefined;
+  let usageAt = 0;
+  const estimate = () =>
+    contextEstimate(lastUsage, messages.slice(usageAt), {
+      messages,
+      system: input.system,
+      tools: toolSpecs,
+    });
+
+  /**
+   * Replaces the view with a summary + its newest part. Summary requests are not turns (num_turns
+   * counts the loop's own requests), but they cost money: their usage and time are added to the run's.
+   * An interrupted compaction is not applied (returns false): the run ends, and the next one compacts
+   * afresh rather than persisting a fallback that dropped messages only because of the interrupt.
+   */
+  async function* compact(trigger: CompactTrigger): AsyncGenerator<AgentEvent, boolean> {
+    // With no model reply yet there is nothing older to summarise: only the user's own request,
+    // which must reach the model whole. An overflow then is reported as it is.
+    if (!messages.some((m) => m.role === "assistant")) return false;
+    const started = now();
+    const compacted = await compactMessages({
+      messages,
+      system: input.system,
+      provider: input.provider,
+      model: input.model,
+      stream: deps.stream,
+      signal: input.signal,
+      window: input.contextWindow,
+      trigger,
+      tools: toolSpecs,
+      tokensBefore: estimate(),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+    apiMs += now() - started;
+    usage = addUsage(usage, compacted.usage);
+    if (input.signal.aborted) return false;
+    messages.splice(0, messages.length, ...compacted.messages);
+    // The last request's usage measured the old view; until the next one, estimate the new view.
+    lastUsage = undefined;
+    usageAt = 0;
+    yield {
+      type: "compact_boundary",
+      trigger,
+      pre_tokens: compacted.tokensBefore,
+      post_tokens: compacted.tokensAfter,
+      summary: compacted.summary,
+      kept: compacted.kept,
+      method: compacted.method,
+    };
+    return true;
+  }
+
+  async function* timedStep(): AsyncGenerator<AgentEvent, StepOutcome> {
+    const stepStart = now();
+    const step = yield* runStep(input, messages, deps);
+    apiMs += now() - stepStart;
+    usage = addUsage(usage, step.usage);
+    return step;
+  }
 
   yield {
     type: "init",
@@ -186,16 +258,31 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       errors.push(`reached the limit of ${input.maxTurns} model requests (--max-turns)`);
       break;
     }
+    // Only once the view holds an answer: a first prompt is never summarised before the model saw it
+    // (if it alone overflows, the overflow path below handles it).
+    const window = input.contextWindow;
+    if (
+      window !== undefined &&
+      messages.some((m) => m.role === "assistant") &&
+      estimate() >= (input.compactThreshold ?? DEFAULT_COMPACT_THRESHOLD) * window
+    ) {
+      if (!(yield* compact("auto"))) continue; // interrupted: the check at the top ends the run
+    }
     turns++;
-    const stepStart = now();
-    const step = yield* runStep(input, messages, deps);
-    apiMs += now() - stepStart;
-    usage = addUsage(usage, step.usage);
+    let step = yield* timedStep();
+    // The prompt did not fit: compact once and retry the same request once (not a new turn); a second
+    // overflow is an ordinary error.
+    if (step.error?.kind === "context_overflow" && !input.signal.aborted && (yield* compact("overflow")))
+      step = yield* timedStep();
     const text = textOf(step.message);
     if (text) finalText = text;
 
     if (step.error || input.signal.aborted) {
-      if (step.message.content.length > 0) messages.push(step.message);
+      if (step.message.content.length > 0) {
+        // What was said before the failure is kept (and saved): the step is reported with no stop reason.
+        messages.push(step.message);
+        yield { type: "assistant", message: step.message, stop_reason: null, usage: step.usage };
+      }
       if (input.signal.aborted || step.error?.kind === "aborted") {
         subtype = "error_interrupted";
         errors.push("interrupted");
@@ -207,6 +294,8 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     }
 
     messages.push(step.message);
+    lastUsage = step.usage;
+    usageAt = messages.length;
     yield { type: "assistant", message: step.message, stop_reason: step.stopReason, usage: step.usage };
 
     const calls = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");

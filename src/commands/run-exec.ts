@@ -101,6 +101,11 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       yes: args.yes === true,
       noTools: args.tools === false,
       suspendOutput: () => renderer.suspend?.(),
+      session: {
+        continueLatest: args.continue === true,
+        resume: args.resume,
+        noSession: args.session === false,
+      },
     });
   } catch (err) {
     if (format !== "text") renderer.onEvent({ type: "result", result: setupFailure(err, sessionId) });

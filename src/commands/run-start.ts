@@ -3,11 +3,15 @@ import type { AgentEvent } from "../agent/events.ts";
 import { runAgent } from "../agent/loop.ts";
 import { createApprover, offeredTools, permissionMode } from "../agent/permissions.ts";
 import { loadConfig } from "../config/load.ts";
-import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
+import { dataDir } from "../config/paths.ts";
+import { contextWindow, resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
+import { IonError } from "../errors.ts";
 import { streamProvider } from "../providers/index.ts";
-import type { ThinkingLevel } from "../providers/types.ts";
+import { defaultContextWindow } from "../providers/registry.ts";
+import type { ThinkingLevel, UserBlock } from "../providers/types.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { buildUserContent } from "./run-input.ts";
+import { openRunSession, type SessionChoice, sessionTitle } from "./run-session.ts";
 
 export interface RunSetup {
   sessionId: string;
@@ -25,6 +29,7 @@ export interface RunSetup {
   noTools: boolean;
   /** Lets the renderer clear its spinner before an approval question. */
   suspendOutput: () => void;
+  session: SessionChoice;
 }
 
 /** SIGINT/SIGTERM cancel the run; the loop then ends with an interrupted result. */
@@ -36,6 +41,23 @@ function cancelOnSignals(controller: AbortController): () => void {
     process.off("SIGINT", cancel);
     process.off("SIGTERM", cancel);
   };
+}
+
+/** The prompt itself: the last text block (stdin and -f files are attached before it). */
+function promptText(content: UserBlock[]): string {
+  const last = content[content.length - 1];
+  return last?.type === "text" ? last.text : "";
+}
+
+function saveError(err: unknown): IonError {
+  if (err instanceof IonError) return err;
+  return new IonError(
+    "io",
+    `could not save the session: ${err instanceof Error ? err.message : String(err)}`,
+    {
+      cause: err,
+    },
+  );
 }
 
 /** Resolves configuration and input, then starts the agent. Throws IonError for anything the user must fix. */
@@ -76,16 +98,37 @@ export async function startRun(setup: RunSetup): Promise<AsyncIterable<AgentEven
     mode === "ask" && stdinIsTTY
       ? (await import("../ui/ask.ts")).terminalPrompt(setup.suspendOutput)
       : undefined;
+  const session = await openRunSession(setup.session, {
+    dataDir: dataDir(env),
+    cwd: setup.cwd,
+    provider: provider.id,
+    model: target.model,
+    title: sessionTitle(promptText(content)),
+    newId: setup.sessionId,
+    retentionDays: config.history?.retention_days ?? 30,
+    notice: (line) => process.stderr.write(`ion: ${line}\n`),
+  });
+  const userMessage = { role: "user" as const, content };
+  const { recorder } = session;
+  try {
+    await recorder?.begin(userMessage);
+  } catch (err) {
+    await recorder?.close();
+    throw saveError(err);
+  }
+
   const controller = new AbortController();
   const release = cancelOnSignals(controller);
   const events = runAgent(
     {
-      sessionId: setup.sessionId,
+      sessionId: session.id,
       cwd: setup.cwd,
       provider,
       model: target.model,
       system,
-      messages: [{ role: "user", content }],
+      messages: [...session.history, userMessage],
+      contextWindow: contextWindow(config, provider.id) ?? defaultContextWindow(provider.id),
+      compactThreshold: config.history?.compact_threshold ?? 0.8,
       thinking,
       tools,
       permissionMode: mode,
@@ -97,10 +140,15 @@ export async function startRun(setup: RunSetup): Promise<AsyncIterable<AgentEven
   );
   return (async function* () {
     try {
-      yield* events;
+      for await (const event of events) {
+        // Saved before it is shown: a step the user sees as complete is already on disk.
+        if (recorder) await recorder.record(event).catch((err) => Promise.reject(saveError(err)));
+        yield event;
+      }
     } finally {
       prompt?.close();
       release();
+      await recorder?.close();
     }
   })();
 }

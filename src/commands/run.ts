@@ -16,6 +16,9 @@ export const runArgs = {
     description: "Run write and execute tools without asking (permission mode auto)",
   },
   tools: { type: "boolean", default: true, negativeDescription: "Send no tools to the model" },
+  continue: { type: "boolean", alias: "c", description: "Continue the latest session of this directory" },
+  resume: { type: "string", alias: "r", description: "Continue the session with this id (or unique prefix)" },
+  session: { type: "boolean", default: true, negativeDescription: "Save nothing: no session file" },
   verbose: {
     type: "boolean",
     alias: "v",

@@ -16,6 +16,12 @@ export interface ProviderInfo {
   needsKey: boolean;
   /** Provider id in models.dev, for the catalogue. */
   modelsDevId?: string;
+  /**
+   * Context window in tokens assumed for this provider's models until the model catalogue knows the
+   * model's own: a conservative common value, so auto-compaction starts early rather than late (an
+   * actual overflow is still caught and compacted). Undefined when no value is safe to assume.
+   */
+  contextWindow?: number;
   quirks: ProviderQuirks;
 }
 
@@ -29,6 +35,7 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     baseURLEnv: "OPENAI_BASE_URL",
     needsKey: true,
     modelsDevId: "openai",
+    contextWindow: 128_000, // GPT-4o's window; newer models (GPT-4.1, GPT-5) have more.
     quirks: { maxTokensParam: "max_completion_tokens" },
   },
   {
@@ -40,6 +47,7 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     baseURLEnv: "ANTHROPIC_BASE_URL",
     needsKey: true,
     modelsDevId: "anthropic",
+    contextWindow: 200_000, // Every current Claude model (1M only in beta).
     quirks: {},
   },
   {
@@ -50,6 +58,7 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     needsKey: true,
     modelsDevId: "google",
+    contextWindow: 1_048_576, // Gemini 1.5/2.x Pro and Flash.
     quirks: {},
   },
   {
@@ -61,6 +70,7 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     baseURLEnv: "MISTRAL_BASE_URL",
     needsKey: true,
     modelsDevId: "mistral",
+    contextWindow: 128_000, // Mistral Large/Medium/Small; Codestral has more.
     quirks: {},
   },
   {
@@ -71,6 +81,10 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     keyEnv: [],
     baseURLEnv: "OLLAMA_HOST",
     needsKey: false,
+    // No contextWindow: Ollama's window is the server's `num_ctx` setting (its default differs between
+    // versions and machines), unknowable from the provider id; and Ollama truncates an over-long prompt
+    // instead of failing, so a guess either compacts needlessly or too late. Users set `context_window`
+    // (or `providers.ollama.context_window`) to the server's num_ctx.
     // Ollama's /v1 maps reasoning_effort onto its native `think`, so no quirk is needed for thinking.
     quirks: {},
   },
@@ -82,6 +96,7 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     keyEnv: ["OPENROUTER_API_KEY"],
     needsKey: true,
     modelsDevId: "openrouter",
+    contextWindow: 128_000, // Varies by routed model; the most common size.
     quirks: {},
   },
   {
@@ -92,12 +107,18 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
     keyEnv: ["GROQ_API_KEY"],
     needsKey: true,
     modelsDevId: "groq",
+    contextWindow: 131_072, // Llama 3.x and most current Groq models.
     quirks: {},
   },
 ];
 
 export function builtinProvider(id: string): ProviderInfo | undefined {
   return BUILTIN_PROVIDERS.find((p) => p.id === id);
+}
+
+/** The built-in default context window of a provider (see `ProviderInfo.contextWindow`); undefined when unknown. */
+export function defaultContextWindow(providerId: string): number | undefined {
+  return builtinProvider(providerId)?.contextWindow;
 }
 
 /**

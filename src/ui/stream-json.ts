@@ -42,6 +42,16 @@ function toLine(event: AgentEvent, sessionId: string, partial: boolean): object 
         error_status: event.error.status ?? null,
         error: event.error.message,
       };
+    case "compact_boundary":
+      // The summary stays out of stdout: it is model-written context, not output (the session keeps it).
+      return {
+        type: "system",
+        subtype: "compact_boundary",
+        session_id: sessionId,
+        trigger: event.trigger,
+        pre_tokens: event.pre_tokens,
+        post_tokens: event.post_tokens,
+      };
     case "result":
       return event.result;
     default:

@@ -11,6 +11,11 @@ export function summarizeInput(input: Record<string, unknown>): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
+/** A token count for a progress line: 152340 → "152k", 950 → "950". */
+export function formatTokens(tokens: number): string {
+  return tokens >= 1000 ? `${Math.round(tokens / 1000)}k` : String(tokens);
+}
+
 /**
  * `-o text`: the answer on stdout (streamed live when stdout is a terminal, otherwise printed once at
  * the end, and only on success); progress on stderr only when it is a TTY and not --quiet.
@@ -79,6 +84,17 @@ export function textRenderer(options: RenderOptions): Renderer {
           note(
             style.dim(
               `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${event.error.message}`,
+            ),
+          );
+          spinner?.start();
+        }
+        break;
+      case "compact_boundary":
+        if (progress) {
+          const how = event.method === "dropped" ? ", summary failed: oldest messages dropped" : "";
+          note(
+            style.dim(
+              `compacted: ${formatTokens(event.pre_tokens)} → ${formatTokens(event.post_tokens)} tokens (${event.trigger}${how})`,
             ),
           );
           spinner?.start();

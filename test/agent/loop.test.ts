@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { type AgentDeps, type AgentInput, runAgent } from "../../src/agent/loop.ts";
+import { summaryMessage } from "../../src/history/view.ts";
 import type {
   AssistantBlock,
   Message,
@@ -454,8 +455,13 @@ describe("runAgent: limits, errors and interruption", () => {
       errors: ["server error 500 from fake: boom"],
       usage: usageOf(6, 3),
     });
-    // The failed step is not reported as a completed assistant step.
-    expect(ofType(events, "assistant")).toHaveLength(1);
+    // The failed step's partial text is reported (so it can be saved), with no stop reason.
+    const steps = ofType(events, "assistant");
+    expect(steps).toHaveLength(2);
+    expect(steps[1]).toMatchObject({
+      stop_reason: null,
+      message: { content: [{ type: "text", text: "partial" }] },
+    });
   });
 
   test("a stream that throws still ends the run with one result", async () => {
@@ -622,5 +628,171 @@ describe("runAgent: accounting", () => {
     expect(model.requests[0]?.thinking).toBe("high");
     model.requests[0]?.log?.("sdk says hi");
     expect(lines).toEqual(["sdk says hi"]);
+  });
+});
+
+describe("runAgent: compaction", () => {
+  const pad = (s: string) => `${s} ${"lorem ipsum ".repeat(33)}`;
+  /** Two long exchanges (~100 tokens a message) and a short new prompt. */
+  const history = (): Message[] => [
+    userText(pad("P1-TEXT")),
+    { role: "assistant", content: [{ type: "text", text: pad("A1-TEXT") }] },
+    userText(pad("P2-TEXT")),
+    { role: "assistant", content: [{ type: "text", text: pad("A2-TEXT") }] },
+    userText("P3 go on"),
+  ];
+  const overflow = (): StreamEvent[] => [
+    {
+      type: "error",
+      error: { kind: "context_overflow", message: "context window exceeded (fake): too long", status: 400 },
+    },
+  ];
+  const promptText = (request: StreamRequest | undefined) => {
+    const block = request?.messages[0]?.content[0];
+    return block?.type === "text" ? block.text : "";
+  };
+
+  test("past the threshold of a known window: a summary request, then a smaller request starting with it", async () => {
+    const model = scripted(answer("SUMMARY-TEXT"), answer("final"));
+    const { events, result } = await run(
+      agentInput({ messages: history(), contextWindow: 500, tools: [echo("read")] }),
+      { stream: model.stream },
+    );
+    expect(model.requests).toHaveLength(2);
+    const [summary, next] = model.requests;
+    expect(summary?.tools).toEqual([]);
+    expect(summary?.thinking).toBe("off");
+    expect(promptText(summary)).toContain("## Goal");
+    expect(promptText(summary)).toContain("## Open work");
+    expect(promptText(summary)).toContain("P1-TEXT");
+    expect(promptText(summary)).not.toContain("P2-TEXT");
+    expect(next?.tools.map((t) => t.name)).toEqual(["read"]);
+    expect(next?.messages).toEqual([summaryMessage("SUMMARY-TEXT"), ...history().slice(2)]);
+
+    expect(events.map((e) => e.type)).toEqual([
+      "init",
+      "compact_boundary",
+      "text_delta",
+      "assistant",
+      "result",
+    ]);
+    const boundary = ofType(events, "compact_boundary")[0]!;
+    expect(boundary).toMatchObject({ trigger: "auto", kept: 3, method: "summary", summary: "SUMMARY-TEXT" });
+    expect(boundary.post_tokens).toBeLessThan(boundary.pre_tokens);
+    // The summary request is not a turn, but its usage is paid for.
+    expect(result).toMatchObject({ subtype: "success", result: "final", num_turns: 1, usage: usageOf(2, 2) });
+  });
+
+  /** A tool step whose request the provider reports as `input` tokens, then whatever follows. */
+  const bigStep = (input: number): StreamEvent[] => [
+    { type: "tool_call", id: "c1", name: "read", input: {} },
+    { type: "done", stop_reason: "tool_use", usage: usageOf(input, 10) },
+  ];
+
+  test("the provider-reported usage of the last request drives the estimate", async () => {
+    const model = scripted(bigStep(900), answer("SUM"), answer("done"));
+    const { events } = await run(
+      agentInput({ messages: history(), contextWindow: 1000, tools: [echo("read")] }),
+      { stream: model.stream },
+    );
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests[1]?.tools).toEqual([]);
+    const boundary = ofType(events, "compact_boundary")[0]!;
+    expect(boundary.trigger).toBe("auto");
+    expect(boundary.pre_tokens).toBeGreaterThanOrEqual(910);
+    const next = model.requests[2]!.messages;
+    expect(next[0]).toEqual(summaryMessage("SUM"));
+    expect(next).toHaveLength(1 + boundary.kept);
+    // The tool call and its result stay together, at the end.
+    expect(next.at(-2)?.content[0]).toMatchObject({ type: "tool_use", id: "c1" });
+    expect(next.at(-1)?.content[0]).toMatchObject({ type: "tool_result", tool_use_id: "c1" });
+  });
+
+  test("thresholds: below the configured share nothing is compacted", async () => {
+    const model = scripted(bigStep(900), answer("done"));
+    const { events } = await run(
+      agentInput({ messages: history(), contextWindow: 1000, compactThreshold: 0.95, tools: [echo("read")] }),
+      { stream: model.stream },
+    );
+    expect(model.requests).toHaveLength(2);
+    expect(ofType(events, "compact_boundary")).toHaveLength(0);
+
+    const lower = scripted(bigStep(500), answer("SUM"), answer("done"));
+    const { events: compacted } = await run(
+      agentInput({ messages: history(), contextWindow: 1000, compactThreshold: 0.5, tools: [echo("read")] }),
+      { stream: lower.stream },
+    );
+    expect(ofType(compacted, "compact_boundary")).toHaveLength(1);
+  });
+
+  test("an unknown window never compacts on its own", async () => {
+    const model = scripted(bigStep(10_000_000), answer("done"));
+    const { events } = await run(agentInput({ messages: history(), tools: [echo("read")] }), {
+      stream: model.stream,
+    });
+    expect(model.requests).toHaveLength(2);
+    expect(ofType(events, "compact_boundary")).toHaveLength(0);
+  });
+
+  test("a lone first prompt is never summarised before the model saw it", async () => {
+    const model = scripted(answer("done"));
+    const { events } = await run(agentInput({ messages: [userText(pad("BIG"))], contextWindow: 50 }), {
+      stream: model.stream,
+    });
+    expect(model.requests).toHaveLength(1);
+    expect(ofType(events, "compact_boundary")).toHaveLength(0);
+  });
+
+  test("a context overflow compacts once and retries the request once, as the same turn", async () => {
+    const model = scripted(overflow(), answer("SUM"), answer("after compaction"));
+    const { events, result } = await run(agentInput({ messages: history() }), { stream: model.stream });
+    expect(model.requests).toHaveLength(3);
+    expect(model.requests[0]?.messages).toEqual(history());
+    expect(model.requests[1]?.tools).toEqual([]);
+    expect(model.requests[2]?.messages).toEqual([summaryMessage("SUM"), ...history().slice(2)]);
+    expect(ofType(events, "compact_boundary")[0]).toMatchObject({ trigger: "overflow", kept: 3 });
+    expect(result).toMatchObject({
+      subtype: "success",
+      result: "after compaction",
+      num_turns: 1,
+      errors: [],
+    });
+  });
+
+  test("a second overflow after compacting is an ordinary error", async () => {
+    const model = scripted(overflow(), answer("SUM"), overflow());
+    const { result } = await run(agentInput({ messages: history() }), { stream: model.stream });
+    expect(model.requests).toHaveLength(3);
+    expect(result).toMatchObject({
+      subtype: "error_during_execution",
+      num_turns: 1,
+      errors: ["context window exceeded (fake): too long"],
+    });
+  });
+
+  test("when summarising fails the oldest messages are dropped and the run goes on", async () => {
+    const failed: StreamEvent[] = [{ type: "error", error: { kind: "server", message: "boom" } }];
+    const model = scripted(overflow(), failed, failed, answer("still here"));
+    const { events, result } = await run(agentInput({ messages: history() }), { stream: model.stream });
+    const boundary = ofType(events, "compact_boundary")[0]!;
+    expect(boundary.method).toBe("dropped");
+    expect(boundary.summary).toContain("2 earlier messages were dropped");
+    expect(model.requests.at(-1)?.messages[0]).toEqual(summaryMessage(boundary.summary));
+    expect(result).toMatchObject({ subtype: "success", result: "still here" });
+  });
+
+  test("interrupted while summarising: the compaction is not applied and the run ends interrupted", async () => {
+    const controller = new AbortController();
+    const model = scripted(async function* () {
+      controller.abort();
+      yield { type: "error", error: { kind: "aborted", message: "cancelled" } } satisfies StreamEvent;
+    });
+    const { events, result } = await run(
+      agentInput({ messages: history(), contextWindow: 500, signal: controller.signal }),
+      { stream: model.stream },
+    );
+    expect(model.requests).toHaveLength(1);
+    expect(ofType(events, "compact_boundary")).toHaveLength(0);
+    expect(result).toMatchObject({ subtype: "error_interrupted", num_turns: 0 });
   });
 });

@@ -103,6 +103,15 @@ export const ApiRetrySchema = z.strictObject({
   error: z.string(),
 });
 
+export const CompactBoundarySchema = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("compact_boundary"),
+  session_id: z.string().min(1),
+  trigger: z.enum(["auto", "manual", "overflow"]),
+  pre_tokens: z.number().int().nonnegative(),
+  post_tokens: z.number().int().nonnegative(),
+});
+
 /** Validates a whole stream-json transcript: init first, result last and only once, known lines between. */
 export function parseStreamJson(lines: Record<string, unknown>[]) {
   if (lines.length < 2)
@@ -118,7 +127,9 @@ export function parseStreamJson(lines: Record<string, unknown>[]) {
       case "stream_event":
         return StreamEventSchema.parse(line);
       case "system":
-        return ApiRetrySchema.parse(line);
+        return line.subtype === "compact_boundary"
+          ? CompactBoundarySchema.parse(line)
+          : ApiRetrySchema.parse(line);
       default:
         throw new Error(`stream-json: unexpected line type ${String(line.type)}`);
     }

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { createRenderer, type OutputFormat, type RenderOptions } from "../../src/ui/renderer.ts";
-import { summarizeInput } from "../../src/ui/text.ts";
-import { parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
+import { formatTokens, summarizeInput } from "../../src/ui/text.ts";
+import { CompactBoundarySchema, parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 import { usageOf } from "../support/stream-helpers.ts";
 
 const USAGE = usageOf(120, 30, 100);
@@ -425,5 +425,83 @@ describe("summarizeInput", () => {
     const long = summarizeInput({ command: "x".repeat(200) });
     expect(long).toHaveLength(80);
     expect(long.endsWith("…")).toBe(true);
+  });
+});
+
+describe("compaction", () => {
+  const boundary = (
+    overrides: Partial<Extract<AgentEvent, { type: "compact_boundary" }>> = {},
+  ): AgentEvent => ({
+    type: "compact_boundary",
+    trigger: "auto",
+    pre_tokens: 152_340,
+    post_tokens: 41_200,
+    summary: "SECRET-SUMMARY of the conversation",
+    kept: 7,
+    method: "summary",
+    ...overrides,
+  });
+  const compactedRun = (event: AgentEvent = boundary()) => {
+    const events = fullRun();
+    events.splice(1, 0, event);
+    return events;
+  };
+
+  test("stream-json: a system/compact_boundary line that validates, without the summary text", async () => {
+    const io = await render("stream-json", compactedRun());
+    const lines = jsonLines(io.out());
+    const { middle } = parseStreamJson(lines);
+    expect(lines[1]).toEqual({
+      type: "system",
+      subtype: "compact_boundary",
+      session_id: "sess-1",
+      trigger: "auto",
+      pre_tokens: 152_340,
+      post_tokens: 41_200,
+    });
+    expect(middle[0]).toEqual(CompactBoundarySchema.parse(lines[1]));
+    expect(io.out()).not.toContain("SECRET-SUMMARY");
+  });
+
+  test("stream-json: every trigger validates; an unknown extra field does not", async () => {
+    for (const trigger of ["auto", "manual", "overflow"] as const) {
+      const lines = jsonLines((await render("stream-json", compactedRun(boundary({ trigger })))).out());
+      expect(parseStreamJson(lines).middle[0]).toMatchObject({ subtype: "compact_boundary", trigger });
+    }
+    expect(() =>
+      CompactBoundarySchema.parse({
+        type: "system",
+        subtype: "compact_boundary",
+        session_id: "s",
+        trigger: "auto",
+        pre_tokens: 1,
+        post_tokens: 1,
+        summary: "x",
+      }),
+    ).toThrow();
+  });
+
+  test("text: a dim note on stderr when progress is on, nothing otherwise", async () => {
+    const io = await render("text", compactedRun(), { stderrIsTTY: true });
+    expect(withoutSpinner(io.err())).toContain("compacted: 152k → 41k tokens (auto)\n");
+    expect(io.err()).not.toContain("SECRET-SUMMARY");
+    expect(io.out()).toBe("The answer is 4.\n");
+
+    const dropped = await render("text", compactedRun(boundary({ trigger: "overflow", method: "dropped" })), {
+      stderrIsTTY: true,
+    });
+    expect(withoutSpinner(dropped.err())).toContain("(overflow, summary failed: oldest messages dropped)");
+
+    const colored = await render("text", compactedRun(), { stderrIsTTY: true, color: true });
+    expect(colored.err()).toContain(`${ESC}[2mcompacted: 152k → 41k tokens (auto)${ESC}[22m`);
+
+    for (const quiet of [{ stderrIsTTY: false }, { stderrIsTTY: true, quiet: true }])
+      expect((await render("text", compactedRun(), quiet)).err()).not.toContain("compacted");
+  });
+
+  test("token counts are shown in thousands from 1000 on", () => {
+    expect(formatTokens(950)).toBe("950");
+    expect(formatTokens(1000)).toBe("1k");
+    expect(formatTokens(152_340)).toBe("152k");
   });
 });

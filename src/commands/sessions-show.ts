@@ -1,0 +1,160 @@
+import { rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { IonError } from "../errors.ts";
+import {
+  compactionLine,
+  count,
+  firstKept,
+  renderMarkdown,
+  runEndLine,
+  type Transcript,
+  toolNames,
+  transcriptTotals,
+} from "../history/export.ts";
+import type { MessageEntry } from "../history/schema.ts";
+import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
+import { exportArgs, rmArgs, showArgs } from "./sessions.ts";
+import { loadSession, openStore, parseStrict, requireId, resolveId } from "./sessions-common.ts";
+
+/** `ion sessions show ID [--json]`. */
+export async function showSession(rawArgs: string[]): Promise<void> {
+  const args = parseStrict("sessions show", rawArgs, showArgs, 1);
+  const loaded = await loadSession(openStore(), requireId("sessions show", args.id));
+  if (args.json === true) {
+    process.stdout.write(`${JSON.stringify({ header: loaded.header, entries: loaded.entries }, null, 2)}\n`);
+    return;
+  }
+  const style = createStyle(colorEnabled(process.stdout.isTTY === true));
+  process.stdout.write(renderTranscript(loaded, style));
+}
+
+/** `ion sessions rm ID`: explicit, so it does not ask. */
+export async function removeSession(rawArgs: string[]): Promise<void> {
+  const args = parseStrict("sessions rm", rawArgs, rmArgs, 1);
+  const store = openStore();
+  const id = await resolveId(store, requireId("sessions rm", args.id));
+  await store.remove(id);
+  process.stdout.write(`removed ${id}\n`);
+}
+
+/** `ion sessions export ID [-o FILE]`: Markdown on stdout, or written atomically to FILE. */
+export async function exportSession(rawArgs: string[]): Promise<void> {
+  const args = parseStrict("sessions export", rawArgs, exportArgs, 1);
+  const loaded = await loadSession(openStore(), requireId("sessions export", args.id));
+  const markdown = renderMarkdown(loaded);
+  if (typeof args.output !== "string") {
+    process.stdout.write(markdown);
+    return;
+  }
+  const file = resolve(args.output);
+  await writeAtomically(file, markdown);
+  process.stderr.write(`exported ${loaded.header.id} to ${file}\n`);
+}
+
+/** A temp file beside the target, then rename: a reader never sees half a file. */
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    await writeFile(temp, text, { flag: "wx" });
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    const missingDir = err instanceof Error && "code" in err && err.code === "ENOENT";
+    const reason = missingDir ? "no such directory" : err instanceof Error ? err.message : String(err);
+    throw new IonError("io", `could not write ${file}: ${reason}`, { cause: err });
+  }
+}
+
+/** How much of a tool result `show` prints; `--json` and `export` have it all. */
+const RESULT_LINES = 12;
+const RESULT_CHARS = 1200;
+
+/** The readable transcript: every entry in file order, compacted-away messages marked as such. */
+export function renderTranscript(t: Transcript, style: Style): string {
+  const { header, entries } = t;
+  const totals = transcriptTotals(t);
+  const names = toolNames(entries);
+  const kept = firstKept(entries);
+  const rule = (text: string) => style.cyan(`── ${text} ──`);
+  const out: string[] = [
+    header.title.trim() || "(untitled session)",
+    style.dim(`session ${header.id}`),
+    style.dim(`created ${header.created_at} · updated ${totals.updated_at}`),
+    style.dim(`cwd ${header.cwd} · model ${header.provider}/${header.model}`),
+    style.dim(
+      `${totals.messages} messages · ${count(totals.input_tokens)} in / ${count(totals.output_tokens)} out tokens`,
+    ),
+  ];
+  for (const entry of entries) {
+    out.push("");
+    switch (entry.type) {
+      case "message": {
+        const away = entry.n < kept ? " · compacted away" : "";
+        const results = entry.message.content.every((b) => b.type === "tool_result");
+        const who = results ? "tool results" : entry.message.role;
+        out.push(rule(`${who} #${entry.n} · ${entry.at}${away}`));
+        out.push(...messageLines(entry, names, style));
+        break;
+      }
+      case "compaction":
+        out.push(rule(compactionLine(entry)));
+        out.push(...indent(entry.summary).map(style.dim));
+        break;
+      case "model_change":
+        out.push(rule(`model changed to ${entry.provider}/${entry.model}`));
+        break;
+      case "run_end":
+        out.push(rule(runEndLine(entry)));
+        break;
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function messageLines(entry: MessageEntry, names: Map<string, string>, style: Style): string[] {
+  const out: string[] = [];
+  for (const block of entry.message.content) {
+    switch (block.type) {
+      case "text":
+        out.push(block.text);
+        break;
+      case "thinking":
+        out.push(style.dim("thinking:"), ...block.thinking.split("\n").map((l) => style.dim(`  ┊ ${l}`)));
+        break;
+      case "tool_use": {
+        const compact = JSON.stringify(block.input);
+        const input =
+          compact.length <= 160 ? [compact] : truncated(JSON.stringify(block.input, null, 2), style);
+        out.push(`${style.cyan("●")} ${block.name} ${input[0]}`, ...indent(input.slice(1).join("\n")));
+        break;
+      }
+      case "tool_result": {
+        const name = names.get(block.tool_use_id) ?? block.tool_use_id;
+        const mark = block.is_error ? style.red("✗ error from") : style.green("✓ result of");
+        out.push(`${mark} ${name}`, ...indent(truncated(block.content, style).join("\n")));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The first lines of `text`, with a note saying how much was left out. */
+function truncated(text: string, style: Style): string[] {
+  const lines = text.split("\n");
+  let shown = lines.slice(0, RESULT_LINES);
+  let clipped = shown.join("\n");
+  if (clipped.length > RESULT_CHARS) {
+    clipped = clipped.slice(0, RESULT_CHARS);
+    shown = clipped.split("\n");
+  }
+  const hiddenChars = text.length - clipped.length;
+  if (hiddenChars <= 0) return lines;
+  const hiddenLines = lines.length - shown.length;
+  const what = hiddenLines > 0 ? `${hiddenLines} more lines` : `${hiddenChars} more characters`;
+  return [...shown, style.dim(`… ${what} (--json or \`ion sessions export\` show it all)`)];
+}
+
+function indent(text: string): string[] {
+  return text === "" ? [] : text.split("\n").map((line) => `    ${line}`);
+}

@@ -1,0 +1,178 @@
+import type { CompactionEntry, MessageEntry, RunEndEntry, SessionEntry, SessionHeader } from "./schema.ts";
+
+/**
+ * A session as Markdown (`ion sessions export`): title, metadata, then every entry in file order —
+ * compacted-away messages included, with a marker where each compaction happened. Tool calls and
+ * results go in fenced blocks, in full.
+ */
+export interface Transcript {
+  header: SessionHeader;
+  entries: readonly SessionEntry[];
+}
+
+export interface TranscriptTotals {
+  messages: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** The time of the last entry, else the session's creation. */
+  updated_at: string;
+}
+
+export function transcriptTotals(t: Transcript): TranscriptTotals {
+  let messages = 0;
+  let input = 0;
+  let output = 0;
+  for (const entry of t.entries) {
+    if (entry.type !== "message") continue;
+    messages++;
+    const usage = entry.usage;
+    if (!usage) continue;
+    // As `ion sessions list` counts them: input includes cache reads and writes.
+    input += usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+    output += usage.output_tokens;
+  }
+  const last = t.entries.at(-1);
+  return {
+    messages,
+    input_tokens: input,
+    output_tokens: output,
+    updated_at: last?.at ?? t.header.created_at,
+  };
+}
+
+/** tool_use id → tool name, so a result can say which tool it answers. */
+export function toolNames(entries: readonly SessionEntry[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.type !== "message" || entry.message.role !== "assistant") continue;
+    for (const block of entry.message.content) if (block.type === "tool_use") names.set(block.id, block.name);
+  }
+  return names;
+}
+
+/** `n` of the first message the model still sees, per the latest compaction (0 without one). */
+export function firstKept(entries: readonly SessionEntry[]): number {
+  let kept = 0;
+  for (const entry of entries) if (entry.type === "compaction") kept = entry.first_kept;
+  return kept;
+}
+
+export function compactionLine(c: CompactionEntry): string {
+  const how = c.method === "summary" ? "summary" : "oldest messages dropped";
+  const range = c.first_kept > 0 ? ` of #0–#${c.first_kept - 1}` : "";
+  return `compacted here (${c.trigger}): ${how}${range}, ${count(c.tokens_before)} → ${count(c.tokens_after)} tokens`;
+}
+
+export function runEndLine(r: RunEndEntry): string {
+  const parts = [
+    `run end: ${r.subtype}`,
+    `${r.num_turns} ${r.num_turns === 1 ? "turn" : "turns"}`,
+    `${count(r.usage.input_tokens)} in / ${count(r.usage.output_tokens)} out tokens`,
+  ];
+  if (r.total_cost_usd !== null) parts.push(`$${r.total_cost_usd.toFixed(4)}`);
+  const errors = r.errors.length > 0 ? ` — ${r.errors.join("; ")}` : "";
+  return `${parts.join(" · ")}${errors}`;
+}
+
+/** 12345 → "12,345". */
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** A code fence longer than any backtick run in `text`, so the content can never close it early. */
+export function fenceFor(text: string): string {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return "`".repeat(Math.max(3, longest + 1));
+}
+
+function fenced(text: string, lang = ""): string {
+  const fence = fenceFor(text);
+  return `${fence}${lang}\n${text}${text.endsWith("\n") ? "" : "\n"}${fence}`;
+}
+
+export function renderMarkdown(t: Transcript): string {
+  const { header, entries } = t;
+  const totals = transcriptTotals(t);
+  const names = toolNames(entries);
+  const kept = firstKept(entries);
+  const out: string[] = [
+    `# ${header.title.trim() || "Untitled session"}`,
+    "",
+    `- **Session:** \`${header.id}\``,
+    `- **Created:** ${header.created_at}`,
+    `- **Updated:** ${totals.updated_at}`,
+    `- **Directory:** \`${header.cwd}\``,
+    `- **Model:** ${header.provider}/${header.model}`,
+    `- **Messages:** ${totals.messages} · **Tokens:** ${count(totals.input_tokens)} in / ${count(totals.output_tokens)} out`,
+  ];
+  for (const entry of entries) {
+    out.push("");
+    switch (entry.type) {
+      case "message":
+        out.push(...messageMarkdown(entry, names, entry.n < kept));
+        break;
+      case "compaction":
+        out.push(
+          "---",
+          "",
+          `*${capitalise(compactionLine(entry))}. From here on the model sees this instead:*`,
+          "",
+        );
+        out.push(quote(entry.summary), "", "---");
+        break;
+      case "model_change":
+        out.push(`*Model changed to ${entry.provider}/${entry.model}.*`);
+        break;
+      case "run_end":
+        out.push(`*${capitalise(runEndLine(entry))}*`);
+        break;
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function messageMarkdown(entry: MessageEntry, names: Map<string, string>, compacted: boolean): string[] {
+  const { message } = entry;
+  const out: string[] = [];
+  const note = compacted ? " *(compacted away: the model no longer sees it)*" : "";
+  const onlyResults = message.role === "user" && message.content.every((b) => b.type === "tool_result");
+  if (!onlyResults) out.push(`## ${message.role === "user" ? "User" : "Assistant"}${note}`, "");
+  for (const block of message.content) {
+    switch (block.type) {
+      case "text":
+        out.push(block.text, "");
+        break;
+      case "thinking":
+        out.push("<details><summary>Thinking</summary>", "", block.thinking, "", "</details>", "");
+        break;
+      case "tool_use":
+        out.push(
+          `**Tool call:** \`${block.name}\``,
+          "",
+          fenced(JSON.stringify(block.input, null, 2), "json"),
+          "",
+        );
+        break;
+      case "tool_result": {
+        const name = names.get(block.tool_use_id) ?? block.tool_use_id;
+        const label = block.is_error ? "Tool error" : "Tool result";
+        out.push(`**${label}:** \`${name}\`${onlyResults ? note : ""}`, "", fenced(block.content), "");
+        break;
+      }
+    }
+  }
+  if (out.at(-1) === "") out.pop();
+  return out;
+}
+
+function quote(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line === "" ? ">" : `> ${line}`))
+    .join("\n");
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,198 @@
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { IonError } from "../errors.ts";
+
+/**
+ * One writer per session: `<dir>/<id>.lock`, created with O_EXCL, holds `<pid> <start>` — the pid
+ * and, on Linux, the process's start time (field 22 of /proc/<pid>/stat), so a pid reused by an
+ * unrelated process is not mistaken for the holder. A lock whose holder is no longer running (gone,
+ * a zombie, or a reused pid) is stale and is taken over.
+ */
+
+export interface LockOwner {
+  pid: number;
+  /** Start time in clock ticks since boot (Linux), when recorded. */
+  start: string | undefined;
+}
+
+export interface SessionLock {
+  readonly path: string;
+  /** Removes the lock file if this process still holds it. Idempotent. */
+  release(): void;
+}
+
+const HAS_PROC = process.platform === "linux" && existsSync("/proc/self/stat");
+/** How long a reader waits for the holder to write its pid into a just-created, still-empty lock. */
+const EMPTY_LOCK_WAIT_MS = 200;
+const TAKEOVER_ATTEMPTS = 5;
+
+/** Takes the lock at `path` for session `id`, or throws IonError("io") naming the live holder. */
+export async function acquireLock(path: string, id: string): Promise<SessionLock> {
+  const mine = ownerLine(process.pid, processStart(process.pid));
+  for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
+    if (tryCreate(path, mine)) return heldLock(path, mine);
+    const seen = await readOwnerWaiting(path);
+    if (seen === undefined) continue; // released meanwhile: try again
+    if (seen.owner && isHolderAlive(seen.owner)) {
+      throw new IonError("io", `session ${id} is in use by another ion process (pid ${seen.owner.pid})`, {
+        hint: "wait for it to finish, or start a new session",
+      });
+    }
+    takeOver(path, seen.text);
+  }
+  throw new IonError("io", `could not take the lock ${path}: other ion processes keep taking it`);
+}
+
+function ownerLine(pid: number, start: string | undefined): string {
+  return start === undefined ? `${pid}\n` : `${pid} ${start}\n`;
+}
+
+function tryCreate(path: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "wx", 0o600);
+  } catch (err) {
+    if (errnoOf(err) === "EEXIST") return false;
+    throw new IonError("io", `cannot create the lock ${path} (${messageOf(err)})`, { cause: err });
+  }
+  try {
+    writeSync(fd, content);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function heldLock(path: string, content: string): SessionLock {
+  let held = true;
+  return {
+    path,
+    release() {
+      if (!held) return;
+      held = false;
+      // Only remove the file while it is still ours: after a takeover it belongs to someone else.
+      if (readText(path) === content) unlinkSync(path);
+    },
+  };
+}
+
+/** The lock's text and owner, waiting briefly while it is empty (its creator has not written yet). */
+async function readOwnerWaiting(
+  path: string,
+): Promise<{ text: string; owner: LockOwner | undefined } | undefined> {
+  const deadline = Date.now() + EMPTY_LOCK_WAIT_MS;
+  for (;;) {
+    const text = readText(path);
+    if (text === undefined) return undefined;
+    const owner = parseOwner(text);
+    if (owner || Date.now() >= deadline) return { text, owner };
+    await Bun.sleep(5);
+  }
+}
+
+export function parseOwner(text: string): LockOwner | undefined {
+  const match = /^(\d+)(?: (\d+))?\n?$/.exec(text);
+  if (!match) return undefined;
+  const pid = Number(match[1]);
+  return Number.isSafeInteger(pid) && pid > 0 ? { pid, start: match[2] } : undefined;
+}
+
+/**
+ * Replaces a stale lock. The lock is first renamed to a private name, then checked: if what was moved
+ * is not the stale lock that was judged (another process took it over in between), it is put back.
+ */
+function takeOver(path: string, staleText: string): void {
+  const aside = `${path}.stale-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  try {
+    renameSync(path, aside);
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return; // someone else removed it first
+    throw new IonError("io", `cannot replace the stale lock ${path} (${messageOf(err)})`, { cause: err });
+  }
+  const moved = readText(aside);
+  if (moved !== undefined && moved !== staleText) {
+    // A fresh lock of another process: put it back unless yet another lock appeared meanwhile
+    // (link never replaces), so the next attempt sees its live holder.
+    try {
+      linkSync(aside, path);
+    } catch (err) {
+      if (errnoOf(err) !== "EEXIST") throw err;
+    }
+  }
+  unlinkSync(aside);
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return undefined;
+    throw new IonError("io", `cannot read the lock ${path} (${messageOf(err)})`, { cause: err });
+  }
+}
+
+function isHolderAlive(owner: LockOwner): boolean {
+  if (!isProcessRunning(owner.pid)) return false;
+  if (owner.start === undefined) return true;
+  const start = processStart(owner.pid);
+  return start === undefined || start === owner.start;
+}
+
+/**
+ * Whether `pid` is a running process. On Linux from /proc/<pid>/stat: a zombie (Z) or dead (X)
+ * process is not running — dead processes can linger unreaped (e.g. in containers whose init does not
+ * reap). Elsewhere `kill(pid, 0)`: EPERM means it exists but belongs to someone else.
+ */
+export function isProcessRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (HAS_PROC) {
+    const state = procStat(pid)?.state;
+    return state !== undefined && state !== "Z" && state !== "X" && state !== "x";
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    if (errnoOf(err) === "EPERM") return true;
+    if (errnoOf(err) === "ESRCH") return false;
+    throw err;
+  }
+}
+
+/** The process's start time (Linux), to tell it from a later process with the same pid. */
+export function processStart(pid: number): string | undefined {
+  return HAS_PROC ? procStat(pid)?.start : undefined;
+}
+
+/** State and start time from /proc/<pid>/stat; the command name in parentheses may hold spaces. */
+function procStat(pid: number): { state: string; start: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code === "ENOENT" || code === "ESRCH") return undefined;
+    throw err;
+  }
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // After "pid (comm) ": field 3 (state) is fields[0], field 22 (starttime) is fields[19].
+  const state = fields[0];
+  const start = fields[19];
+  return state === undefined || start === undefined ? undefined : { state, start };
+}
+
+function errnoOf(err: unknown): string | undefined {
+  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

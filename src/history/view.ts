@@ -1,0 +1,72 @@
+import type { Message } from "../providers/types.ts";
+import type { CompactionEntry, SessionEntry } from "./schema.ts";
+
+/** The conversation as the model sees it, with each message's entry number (`n`, or -1 for a summary). */
+export interface ModelView {
+  messages: Message[];
+  ns: number[];
+  /** The compaction in effect, if any. */
+  compaction: CompactionEntry | undefined;
+}
+
+/** How a compaction summary is shown to the model: a user message it cannot mistake for the user's words. */
+export function summaryMessage(summary: string): Message {
+  return {
+    role: "user",
+    content: [
+      {
+        type: "text",
+        text: `<conversation_summary>\nThe earlier part of this conversation was compacted. Summary:\n\n${summary}\n</conversation_summary>`,
+      },
+    ],
+  };
+}
+
+/**
+ * Rebuilds the model's view: the latest compaction's summary, then every message entry from its
+ * `first_kept` on; without a compaction, all message entries. Originals before the cut stay on disk.
+ */
+export function modelView(entries: readonly SessionEntry[]): ModelView {
+  let compaction: CompactionEntry | undefined;
+  for (const entry of entries) if (entry.type === "compaction") compaction = entry;
+  const messages: Message[] = [];
+  const ns: number[] = [];
+  if (compaction) {
+    messages.push(summaryMessage(compaction.summary));
+    ns.push(-1);
+  }
+  for (const entry of entries) {
+    if (entry.type !== "message" || (compaction && entry.n < compaction.first_kept)) continue;
+    messages.push(entry.message as Message);
+    ns.push(entry.n);
+  }
+  return { messages: dropDanglingToolUse(messages, ns), ns, compaction };
+}
+
+/**
+ * A run cut short can leave an assistant tool call without its result (or a result without its call);
+ * providers reject both, so the view drops such halves. The file keeps them.
+ */
+function dropDanglingToolUse(messages: Message[], ns: number[]): Message[] {
+  const answered = new Set<string>();
+  const asked = new Set<string>();
+  for (const m of messages) {
+    for (const b of m.content) {
+      if (b.type === "tool_result") answered.add(b.tool_use_id);
+      if (b.type === "tool_use") asked.add(b.id);
+    }
+  }
+  const out: Message[] = [];
+  const keptNs: number[] = [];
+  messages.forEach((m, i) => {
+    const content =
+      m.role === "assistant"
+        ? m.content.filter((b) => b.type !== "tool_use" || answered.has(b.id))
+        : m.content.filter((b) => b.type !== "tool_result" || asked.has(b.tool_use_id));
+    if (content.length === 0) return;
+    out.push({ ...m, content } as Message);
+    keptNs.push(ns[i]!);
+  });
+  ns.splice(0, ns.length, ...keptNs);
+  return out;
+}
