@@ -8,20 +8,24 @@
  *     marker = a zstd SKIPPABLE frame of 16 bytes, all integers little-endian:
  *                u32 magic 0x184D2A5E   (skippable magics are 0x184D2A50–0x184D2A5F; ion uses …5E)
  *                u32 payload size = 8
- *                u32 length of the data frame that follows, in bytes
- *                u32 CRC-32 (IEEE, as zlib) of those data frame bytes
- *     data frame = one standard zstd frame (magic 0xFD2FB528) of whole JSON lines, each ending in "\n"
+ *                u32 length of the data that follows, in bytes
+ *                u32 CRC-32 (IEEE, as zlib) of those bytes
+ *     data       = one standard zstd frame (magic 0xFD2FB528, content size in its header) of whole
+ *                  JSON lines, each ending in "\n"; a save of more than 1 MiB is cut into several
+ *                  frames of at most 1 MiB of content each (codec.ts MAX_FRAME_CONTENT)
  *
  * `zstd -dc` skips skippable frames and concatenates the data frames, so the file decodes to exactly
  * the JSON Lines: the header line, then one line per entry. Each record is written with one `write`
  * and made durable before the save is reported, so a crash can only leave a PREFIX of the last record
- * behind (or, after a power cut on some file systems, a zero-filled tail). The scanner below reads
- * the records from the start:
+ * behind (or, after a power cut on some file systems, a zero-filled tail). (The store may later
+ * rewrite many small records as a few large ones — store.ts "repack" — atomically, by rename.)
+ * The scanner below reads the records from the start:
  *
  *   - a record cut short at the end of the file (marker or frame incomplete), a last record whose
  *     CRC does not match, or trailing zero bytes → a torn tail: everything from its start is dropped;
  *   - anything else that is not a record — an unknown magic, a CRC mismatch before the last record,
- *     a first record that is incomplete — → the file is corrupt.
+ *     a "cut short" record with an intact record after it (a damaged length), a first record that is
+ *     incomplete — → the file is corrupt.
  *
  * To stay readable after other tools touch a file (e.g. `zstd -dc f | zstd > f`), the scanner also
  * accepts records it did not write: other skippable frames (skipped) and bare zstd frames, whose end
@@ -98,6 +102,9 @@ export function scanRecords(bytes: Uint8Array): ScanResult {
   const torn = (reason: string): ScanResult => {
     // The first record is written atomically (create renames it into place), so it is never torn.
     if (offset === 0) throw new FrameError(0, `first record is incomplete (${reason})`);
+    // A crash leaves a prefix of ONE record. A complete record further on means a damaged length
+    // field, not a crash: cutting the file here would throw saves away.
+    if (completeRecordAfter(bytes, offset + 1)) throw new FrameError(offset, `damaged record (${reason})`);
     return { records, validEnd: offset, tail: { offset, bytes: length - offset, reason } };
   };
   if (length === 0) throw new FrameError(0, "empty file");
@@ -138,6 +145,25 @@ export function scanRecords(bytes: Uint8Array): ScanResult {
     }
   }
   return { records, validEnd: offset, tail: undefined };
+}
+
+/** Whether an intact ion record (marker whose CRC matches its frame) starts anywhere at or after `from`. */
+function completeRecordAfter(bytes: Uint8Array, from: number): boolean {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const first = MARKER_MAGIC & 0xff;
+  for (let at = bytes.indexOf(first, from); at >= 0; at = bytes.indexOf(first, at + 1)) {
+    if (at + MARKER_SIZE > bytes.length) return false;
+    if (view.getUint32(at, true) !== MARKER_MAGIC || view.getUint32(at + 4, true) !== MARKER_PAYLOAD)
+      continue;
+    const end = at + MARKER_SIZE + view.getUint32(at + 8, true);
+    if (
+      end <= bytes.length &&
+      crc32(bytes.subarray(at + MARKER_SIZE, end)) === view.getUint32(at + 12, true)
+    ) {
+      return true;
+    }
+  }
+  return false;
 }
 
 function isZeros(bytes: Uint8Array, from: number): boolean {

@@ -84,7 +84,10 @@ function heldLock(path: string, content: string): SessionLock {
   };
 }
 
-/** The lock's text and owner, waiting briefly while it is empty (its creator has not written yet). */
+/**
+ * The lock's text and owner. A lock without its final newline is still being written by its creator:
+ * that is waited for briefly, then it counts as stale (its creator died between creating and writing).
+ */
 async function readOwnerWaiting(
   path: string,
 ): Promise<{ text: string; owner: LockOwner | undefined } | undefined> {
@@ -93,13 +96,13 @@ async function readOwnerWaiting(
     const text = readText(path);
     if (text === undefined) return undefined;
     const owner = parseOwner(text);
-    if (owner || Date.now() >= deadline) return { text, owner };
+    if (text.endsWith("\n") || Date.now() >= deadline) return { text, owner };
     await Bun.sleep(5);
   }
 }
 
 export function parseOwner(text: string): LockOwner | undefined {
-  const match = /^(\d+)(?: (\d+))?\n?$/.exec(text);
+  const match = /^(\d+)(?: (\d+))?\n$/.exec(text);
   if (!match) return undefined;
   const pid = Number(match[1]);
   return Number.isSafeInteger(pid) && pid > 0 ? { pid, start: match[2] } : undefined;

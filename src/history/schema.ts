@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * The session file format: `<data>/sessions/<id>.jsonl.zst` is standard zstd (one frame per save)
- * that decodes to JSON Lines — this header, then one entry per line. zod validates every line on load.
+ * The session file format: `<data>/sessions/<id>.jsonl.zst` is standard zstd (frames appended per
+ * save, each behind a skippable marker frame holding its length and CRC — see frames.ts) that decodes to JSON Lines — this header, then one entry per line. zod validates every line on load.
  */
 export const SESSION_VERSION = 1;
 

@@ -93,6 +93,21 @@ export class CorruptSessionError extends IonError {
   }
 }
 
+/** A session file of a newer format than this ion reads: refused, and never moved or changed. */
+export class NewerSessionFormatError extends IonError {
+  readonly version: number;
+
+  constructor(id: string, version: number) {
+    super(
+      "io",
+      `session ${id} was written by a newer ion (session format version ${version}; this ion reads up to ${SESSION_VERSION})`,
+      { hint: "upgrade ion to open it" },
+    );
+    this.name = "NewerSessionFormatError";
+    this.version = version;
+  }
+}
+
 export interface SessionWriter {
   readonly id: string;
   readonly path: string;
@@ -147,11 +162,7 @@ export function migrateHeader(raw: unknown): SessionHeader {
   const version: unknown = fields ? Reflect.get(fields, "version") : undefined;
   if (fields && typeof version === "number" && Number.isInteger(version) && version > SESSION_VERSION) {
     const id: unknown = Reflect.get(fields, "id");
-    throw new IonError(
-      "io",
-      `session ${typeof id === "string" ? id : "file"} was written by a newer ion (session format version ${version}; this ion reads up to ${SESSION_VERSION})`,
-      { hint: "upgrade ion to open it" },
-    );
+    throw new NewerSessionFormatError(typeof id === "string" ? id : "file", version);
   }
   // Each older version upgrades one step and falls through to the next; when format 2 arrives:
   //   case 1: current = headerV1ToV2(current); // falls through
@@ -290,15 +301,12 @@ export class SessionStore {
       closeSync(fd);
       fd = undefined;
       let size = decoded.validEnd;
-      const keep = repackFrom(bytes, decoded.records);
-      if (keep !== undefined) {
-        try {
+      try {
+        const keep = repackFrom(bytes, decoded.records);
+        if (keep !== undefined)
           size = repack(path, this.dir, bytes.subarray(0, decoded.validEnd), keep, codec);
-        } catch (err) {
-          warnings.push(
-            `session ${id}: could not repack the file (${messageOf(err)}); it was left as it was`,
-          );
-        }
+      } catch (err) {
+        warnings.push(`session ${id}: could not repack the file (${messageOf(err)}); it was left as it was`);
       }
       fd = openSync(path, "a");
       const writer = new FileSessionWriter(id, path, fd, size, decoded.entries.length, codec, lock);
@@ -457,7 +465,10 @@ export class SessionStore {
     };
   }
 
-  /** The header's cwd; null when the header cannot be read; undefined when the file is gone. */
+  /**
+   * The cwd the header names (read without validating, so a newer format's file still matches); null
+   * when there is no readable header; undefined when the file is gone.
+   */
   private async headerCwd(id: string, codec: Codec): Promise<string | null | undefined> {
     let head: Uint8Array;
     try {
@@ -466,13 +477,9 @@ export class SessionStore {
       if (errnoOf(err) === "ENOENT") return undefined;
       throw asIoError(err, `cannot read session ${id}`);
     }
-    try {
-      return firstHeader(head, codec).cwd;
-    } catch (err) {
-      if (err instanceof CorruptReason || err instanceof FrameError || err instanceof SyntaxError)
-        return null;
-      throw err;
-    }
+    const raw = rawHeader(head, codec);
+    const cwd = typeof raw === "object" && raw !== null ? Reflect.get(raw, "cwd") : undefined;
+    return typeof cwd === "string" ? cwd : null;
   }
 
   /** Temp files of a repack cut short by a crash (no one else can be repacking: the caller holds the lock). */
@@ -493,6 +500,12 @@ export class SessionStore {
     try {
       return await decodeSession(id, bytes, codec);
     } catch (err) {
+      if (err instanceof CodecCapacityError) {
+        throw new IonError("io", `cannot read session ${id} with this runtime's zstd (${err.message})`, {
+          hint: "use a Bun with built-in zstd",
+          cause: err,
+        });
+      }
       if (!(err instanceof CorruptReason)) throw err;
       // A file of a newer format may look damaged to this ion: it is refused, never moved.
       const newer = newerVersionError(bytes, codec);
@@ -704,33 +717,26 @@ function decompressText(data: Uint8Array, codec: Codec): string {
 
 /** Whether `err` means "this file cannot be read" (as opposed to a failure of the machine or a bug). */
 function isUnreadable(err: unknown): boolean {
-  if (err instanceof CorruptReason || err instanceof CodecCapacityError) return true;
-  return err instanceof IonError && err.code === "io" && /written by a newer ion/.test(err.message);
+  return (
+    err instanceof CorruptReason ||
+    err instanceof CodecCapacityError ||
+    err instanceof NewerSessionFormatError
+  );
 }
 
 /** The "newer format" error when the file's header says so, else undefined (nothing readable: corrupt). */
-function newerVersionError(bytes: Uint8Array, codec: Codec): IonError | undefined {
-  let raw: unknown;
+function newerVersionError(bytes: Uint8Array, codec: Codec): NewerSessionFormatError | undefined {
   try {
-    const text = decompressText(firstFrame(bytes), codec);
-    const newline = text.indexOf("\n");
-    raw = JSON.parse(newline < 0 ? text : text.slice(0, newline));
+    migrateHeader(rawHeader(bytes, codec));
   } catch (err) {
-    if (err instanceof CorruptReason || err instanceof SyntaxError) return undefined; // no readable header
-    throw err;
-  }
-  try {
-    migrateHeader(raw);
-  } catch (err) {
-    if (err instanceof IonError) return err;
+    if (err instanceof NewerSessionFormatError) return err;
     if (err instanceof z.ZodError) return undefined;
     throw err;
   }
   return undefined;
 }
 
-function parseHeader(line: string | undefined): SessionHeader {
-  if (line === undefined) throw new CorruptReason("no header");
+function parseHeader(line: string): SessionHeader {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -747,10 +753,25 @@ function parseHeader(line: string | undefined): SessionHeader {
 
 /** The header from the file's first record only (for filtering by cwd without decoding everything). */
 function firstHeader(bytes: Uint8Array, codec: Codec): SessionHeader {
-  const frame = firstFrame(bytes);
-  const text = decompressText(frame, codec);
+  return parseHeader(firstLine(bytes, codec));
+}
+
+function firstLine(bytes: Uint8Array, codec: Codec): string {
+  const text = decompressText(firstFrame(bytes), codec);
   const newline = text.indexOf("\n");
-  return parseHeader(newline < 0 ? text : text.slice(0, newline));
+  return newline < 0 ? text : text.slice(0, newline);
+}
+
+/** The first line as JSON, unvalidated; undefined when there is no readable first line. */
+function rawHeader(bytes: Uint8Array, codec: Codec): unknown {
+  try {
+    return JSON.parse(firstLine(bytes, codec));
+  } catch (err) {
+    if (err instanceof CorruptReason || err instanceof SyntaxError || err instanceof CodecCapacityError) {
+      return undefined;
+    }
+    throw err;
+  }
 }
 
 function firstFrame(bytes: Uint8Array): Uint8Array {

@@ -105,6 +105,16 @@ describe("torn tails", () => {
     expect(() => scanRecords(badMiddle)).toThrow(FrameError);
   });
 
+  test("a record whose length field is damaged is corruption, not a torn tail, when saves follow it", () => {
+    const damaged = concat(whole);
+    new DataView(damaged.buffer).setUint32(first.length + 8, 0xffffff, true);
+    expect(() => scanRecords(damaged)).toThrow("damaged record");
+    // The same damage in the last record cannot be told from a crash: it is dropped as torn.
+    const lastDamaged = concat(whole);
+    new DataView(lastDamaged.buffer).setUint32(validEnd + 8, 0xffffff, true);
+    expect(scanRecords(lastDamaged).tail).toMatchObject({ offset: validEnd, reason: "cut-off frame" });
+  });
+
   test("a zero-filled tail is torn; other trailing bytes are corruption", () => {
     expect(scanRecords(concat(whole, new Uint8Array(4096))).tail).toMatchObject({
       offset: whole.length,
