@@ -584,7 +584,9 @@ class FileSessionWriter implements SessionWriter {
 
 /** Numbers and timestamps an entry and checks it against the schema: what is saved always loads. */
 function stampEntry(entry: NewEntry, n: number, at: string): SessionEntry {
-  const parsed = entrySchema().safeParse({ ...entry, n, at });
+  // Validated before writing, so ion never saves an entry it would reject on load. The plain schema:
+  // compiling it pays off only for the thousands of entries of a load, not a run's few appends.
+  const parsed = SessionEntrySchema.safeParse({ ...entry, n, at });
   if (!parsed.success) {
     throw new IonError(
       "internal",
