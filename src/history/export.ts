@@ -1,4 +1,5 @@
 import type { CompactionEntry, MessageEntry, RunEndEntry, SessionEntry, SessionHeader } from "./schema.ts";
+import { entryTotals } from "./view.ts";
 
 /**
  * A session as Markdown (`ion sessions export`): title, metadata, then every entry in file order —
@@ -19,18 +20,8 @@ export interface TranscriptTotals {
 }
 
 export function transcriptTotals(t: Transcript): TranscriptTotals {
-  let messages = 0;
-  let input = 0;
-  let output = 0;
-  for (const entry of t.entries) {
-    if (entry.type !== "message") continue;
-    messages++;
-    const usage = entry.usage;
-    if (!usage) continue;
-    // As `ion sessions list` counts them: input includes cache reads and writes.
-    input += usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
-    output += usage.output_tokens;
-  }
+  // As `ion sessions list` counts them: input includes cache reads and writes.
+  const { messages, input, output } = entryTotals(t.entries);
   const last = t.entries.at(-1);
   return {
     messages,

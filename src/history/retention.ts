@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import { IonError } from "../errors.ts";
 import { acquireLock, type SessionLock } from "./lock.ts";
 import { type LoadedSession, SESSION_FILE_SUFFIX, type SessionStore, type SessionSummary } from "./store.ts";
+import { entryTotals } from "./view.ts";
 
 /**
  * Retention (`history.retention_days`): a session not saved to for `days` days (its file's mtime, as
@@ -165,17 +166,7 @@ async function moveToTrash(
 }
 
 function summarize(loaded: LoadedSession, id: string, mtimeMs: number): SessionSummary {
-  let messages = 0;
-  let input = 0;
-  let output = 0;
-  for (const entry of loaded.entries) {
-    if (entry.type !== "message") continue;
-    messages++;
-    const usage = entry.usage;
-    if (!usage) continue;
-    input += usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
-    output += usage.output_tokens;
-  }
+  const { messages, input, output } = entryTotals(loaded.entries);
   const { header } = loaded;
   return {
     id,

@@ -46,6 +46,7 @@ import {
   type SessionHeader,
   SessionHeaderSchema,
 } from "./schema.ts";
+import { entryTotals } from "./view.ts";
 
 /**
  * The session store (spec §8): one file per session, `<dir>/<id>.jsonl.zst`, framed as `frames.ts`
@@ -439,19 +440,7 @@ export class SessionStore {
       options.onWarning?.(`skipped session ${id}: ${messageOf(err)}`);
       return undefined;
     }
-    let messages = 0;
-    let input = 0;
-    let output = 0;
-    for (const entry of decoded.entries) {
-      if (entry.type !== "message") continue;
-      messages++;
-      if (!entry.usage) continue;
-      input +=
-        entry.usage.input_tokens +
-        entry.usage.cache_read_input_tokens +
-        entry.usage.cache_creation_input_tokens;
-      output += entry.usage.output_tokens;
-    }
+    const { messages, input, output } = entryTotals(decoded.entries);
     const { header } = decoded;
     return {
       id,

@@ -70,3 +70,23 @@ function dropDanglingToolUse(messages: Message[], ns: number[]): Message[] {
   ns.splice(0, ns.length, ...keptNs);
   return out;
 }
+
+/** Message count and token totals of a session; input includes cache reads and writes. */
+export function entryTotals(entries: readonly SessionEntry[]): {
+  messages: number;
+  input: number;
+  output: number;
+} {
+  let messages = 0;
+  let input = 0;
+  let output = 0;
+  for (const entry of entries) {
+    if (entry.type !== "message") continue;
+    messages++;
+    const usage = entry.usage;
+    if (!usage) continue;
+    input += usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+    output += usage.output_tokens;
+  }
+  return { messages, input, output };
+}
