@@ -9,6 +9,9 @@ const COMMANDS: Record<string, LoadCommand> = {
   run: () => import("./commands/run.ts").then((m) => m.default as CommandDef),
   sessions: () => import("./commands/sessions.ts").then((m) => m.default as CommandDef),
   reset: () => import("./commands/reset.ts").then((m) => m.default as CommandDef),
+  config: () => import("./commands/config.ts").then((m) => m.default as CommandDef),
+  models: () => import("./commands/models.ts").then((m) => m.default as CommandDef),
+  providers: () => import("./commands/providers.ts").then((m) => m.default as CommandDef),
 };
 
 const root: CommandDef = {

@@ -45,6 +45,8 @@ export type AgentEvent =
       mcp_servers: string[];
       skills: string[];
       permission_mode: string;
+      /** Tokens the model can take, when known (for the status line; not part of stream-json's init). */
+      context_window: number | null;
     }
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; text: string }

@@ -38,6 +38,8 @@ export interface AgentInput {
    * means unknown: no automatic compaction, only after a context_overflow error.
    */
   contextWindow?: number;
+  /** Prices a usage in US dollars; null when the model's prices are unknown (never a guessed 0). */
+  price?: (usage: Usage) => number | null;
   /** Share of the window at which the view is compacted before a request (default 0.8). */
   compactThreshold?: number;
 }
@@ -245,6 +247,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     mcp_servers: [],
     skills: [],
     permission_mode: input.permissionMode,
+    context_window: input.contextWindow ?? null,
   };
 
   for (;;) {
@@ -320,7 +323,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     duration_ms: now() - started,
     duration_api_ms: apiMs,
     usage,
-    total_cost_usd: null,
+    total_cost_usd: input.price ? input.price(usage) : null,
     permission_denials: denials,
     errors,
   };

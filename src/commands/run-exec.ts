@@ -101,6 +101,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       yes: args.yes === true,
       noTools: args.tools === false,
       suspendOutput: () => renderer.suspend?.(),
+      interactive: format === "text" && process.stdin.isTTY === true && stdoutIsTTY,
       session: {
         continueLatest: args.continue === true,
         resume: args.resume,

@@ -4,13 +4,13 @@ import { runAgent } from "../agent/loop.ts";
 import { createApprover, offeredTools, permissionMode } from "../agent/permissions.ts";
 import { loadConfig } from "../config/load.ts";
 import { dataDir } from "../config/paths.ts";
-import { contextWindow, resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
+import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { streamProvider } from "../providers/index.ts";
-import { defaultContextWindow } from "../providers/registry.ts";
 import type { ThinkingLevel, UserBlock } from "../providers/types.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { buildUserContent } from "./run-input.ts";
+import { ensureModelConfigured, modelFacts } from "./run-model.ts";
 import { openRunSession, type SessionChoice, sessionTitle } from "./run-session.ts";
 
 export interface RunSetup {
@@ -30,6 +30,8 @@ export interface RunSetup {
   /** Lets the renderer clear its spinner before an approval question. */
   suspendOutput: () => void;
   session: SessionChoice;
+  /** The first-run flow may ask questions (text output on a terminal). */
+  interactive: boolean;
 }
 
 /** SIGINT/SIGTERM cancel the run; the loop then ends with an interrupted result. */
@@ -66,11 +68,18 @@ export async function startRun(setup: RunSetup): Promise<AsyncIterable<AgentEven
   routeConsole(log);
   routeProcessWarnings(log);
   const env = process.env;
-  const { config, warnings, sources, keys } = await loadConfig({ cwd: setup.cwd, env });
+  let loaded = await loadConfig({ cwd: setup.cwd, env });
+  if (setup.model === undefined && !loaded.config.model) {
+    // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
+    await ensureModelConfigured({ interactive: setup.interactive, cwd: setup.cwd, env });
+    loaded = await loadConfig({ cwd: setup.cwd, env });
+  }
+  const { config, warnings, sources, keys } = loaded;
   for (const warning of warnings) process.stderr.write(`ion: warning: ${warning}\n`);
   const target = resolveModel(config, setup.model, sources);
   const provider = resolveProvider(config, target.providerId, env, keys);
   const thinking = resolveThinking(config, setup.thinking);
+  const facts = await modelFacts(config, provider, target.model, env, setup.model !== undefined);
   const content = await buildUserContent({
     prompt: setup.prompt,
     files: setup.files,
@@ -127,7 +136,8 @@ export async function startRun(setup: RunSetup): Promise<AsyncIterable<AgentEven
       model: target.model,
       system,
       messages: [...session.history, userMessage],
-      contextWindow: contextWindow(config, provider.id) ?? defaultContextWindow(provider.id),
+      contextWindow: facts.contextWindow,
+      price: facts.price,
       compactThreshold: config.history?.compact_threshold ?? 0.8,
       thinking,
       tools,

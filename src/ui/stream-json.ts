@@ -10,7 +10,7 @@ function publicBlock(block: AssistantBlock) {
 function toLine(event: AgentEvent, sessionId: string, partial: boolean): object | undefined {
   switch (event.type) {
     case "init": {
-      const { type: _type, ...init } = event;
+      const { type: _type, context_window: _window, ...init } = event;
       return { type: "system", subtype: "init", schema_version: 1, ...init };
     }
     case "assistant":

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../agent/events.ts";
+import type { AgentEvent, RunResult } from "../agent/events.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
 import { Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
@@ -29,6 +29,8 @@ export function textRenderer(options: RenderOptions): Renderer {
   let wroteText = false;
   let thinkingOpen = false;
   let running = 0;
+  let contextWindow: number | null = null;
+  let contextUsed = 0;
   let batch = 0;
   /** Thinking (stderr) and the answer (stdout) share a terminal: end thinking on its own line. */
   const closeThinking = () => {
@@ -44,8 +46,16 @@ export function textRenderer(options: RenderOptions): Renderer {
   const handle = (event: AgentEvent) => {
     switch (event.type) {
       case "init":
+        contextWindow = event.context_window;
         spinner?.start();
         break;
+      case "assistant": {
+        // What the last request put in the window: its whole input plus what the model wrote.
+        const u = event.usage;
+        contextUsed =
+          u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens;
+        break;
+      }
       case "text_delta":
         spinner?.stop();
         closeThinking();
@@ -109,14 +119,8 @@ export function textRenderer(options: RenderOptions): Renderer {
         } else if (result.subtype === "success" && result.result) {
           options.stdout.write(result.result.endsWith("\n") ? result.result : `${result.result}\n`);
         }
-        if (options.verbose) {
-          const u = result.usage;
-          options.stderr.write(
-            style.dim(
-              `${result.provider}/${result.model} · ${result.num_turns} turn(s) · in ${u.input_tokens} (+${u.cache_read_input_tokens} cached) · out ${u.output_tokens} · ${(result.duration_ms / 1000).toFixed(1)}s\n`,
-            ),
-          );
-        }
+        if (options.verbose)
+          options.stderr.write(style.dim(`${summaryLine(result, contextUsed, contextWindow)}\n`));
         break;
       }
       default:
@@ -131,4 +135,19 @@ export function textRenderer(options: RenderOptions): Renderer {
     },
     close: () => spinner?.stop(),
   };
+}
+
+/** `openai/gpt-4o · 2 turns · in 1200 (+800 cached) · out 95 · $0.0042 · 23% ctx · 3.2s` */
+export function summaryLine(result: RunResult, contextUsed: number, contextWindow: number | null): string {
+  const u = result.usage;
+  const parts = [
+    `${result.provider}/${result.model}`,
+    `${result.num_turns} turn${result.num_turns === 1 ? "" : "s"}`,
+    `in ${u.input_tokens} (+${u.cache_read_input_tokens} cached)`,
+    `out ${u.output_tokens}`,
+    result.total_cost_usd === null ? "cost unknown" : `$${result.total_cost_usd.toFixed(4)}`,
+  ];
+  if (contextWindow) parts.push(`${Math.round((contextUsed / contextWindow) * 100)}% ctx`);
+  parts.push(`${(result.duration_ms / 1000).toFixed(1)}s`);
+  return parts.join(" · ");
 }

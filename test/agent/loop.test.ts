@@ -111,6 +111,7 @@ describe("runAgent: events and messages", () => {
       mcp_servers: [],
       skills: [],
       permission_mode: "auto",
+      context_window: null,
     });
     expect(result).toMatchObject({
       type: "result",

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { createRenderer, type OutputFormat, type RenderOptions } from "../../src/ui/renderer.ts";
-import { formatTokens, summarizeInput } from "../../src/ui/text.ts";
+import { formatTokens, summarizeInput, summaryLine } from "../../src/ui/text.ts";
 import { CompactBoundarySchema, parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 import { usageOf } from "../support/stream-helpers.ts";
 
@@ -38,6 +38,7 @@ const INIT: AgentEvent = {
   mcp_servers: [],
   skills: [],
   permission_mode: "ask",
+  context_window: 200_000,
 };
 
 /** A whole two-step run: thinking + text + a tool call, a retry, then the final answer. */
@@ -377,7 +378,9 @@ describe("-o text", () => {
     const err = withoutSpinner(io.err());
     expect(err).toContain("Let me look.\n");
     expect(err).toContain("TOOL-OUTPUT\n");
-    expect(err).toContain("anthropic/claude-x · 2 turn(s) · in 120 (+100 cached) · out 30 · 1.2s\n");
+    expect(err).toMatch(
+      /anthropic\/claude-x · 2 turns · in 120 \(\+100 cached\) · out 30 · cost unknown · \d+% ctx · 1\.2s\n/,
+    );
     expect(err.indexOf("Let me look.")).toBeLessThan(err.indexOf("● bash"));
   });
 
@@ -503,5 +506,17 @@ describe("compaction", () => {
     expect(formatTokens(950)).toBe("950");
     expect(formatTokens(1000)).toBe("1k");
     expect(formatTokens(152_340)).toBe("152k");
+  });
+});
+
+describe("the -v summary line", () => {
+  test("cost in dollars and the share of the context window the last request used", () => {
+    const summary = result({ num_turns: 1, total_cost_usd: 0.01234, duration_ms: 3200 });
+    expect(summaryLine(summary, 46_000, 200_000)).toBe(
+      "anthropic/claude-x · 1 turn · in 120 (+100 cached) · out 30 · $0.0123 · 23% ctx · 3.2s",
+    );
+    expect(summaryLine({ ...summary, total_cost_usd: null }, 0, null)).toBe(
+      "anthropic/claude-x · 1 turn · in 120 (+100 cached) · out 30 · cost unknown · 3.2s",
+    );
   });
 });

@@ -1,0 +1,229 @@
+import Fuse from "fuse.js";
+import {
+  containsApiKey,
+  type EditResult,
+  getAt,
+  isKnownPath,
+  type KeyRef,
+  keyRef,
+  parseKeyPath,
+  parseValue,
+  readConfigObject,
+  removeKey,
+  setConfigValue,
+  suggestPath,
+  unsetConfigValue,
+} from "../config/edit.ts";
+import { type LoadedConfig, writeKey } from "../config/load.ts";
+import { configDir, configFiles, type Env } from "../config/paths.ts";
+import { knownProviderIds, selectedProviderId } from "../config/resolve.ts";
+import { IonError } from "../errors.ts";
+import { maskKey } from "../providers/errors.ts";
+import { builtinProvider } from "../providers/registry.ts";
+import { initArgs, setArgs, unsetArgs } from "./config.ts";
+import { loadSettings, parseStrict } from "./providers-common.ts";
+
+/** What `loadConfig` ignores in a project file (see load.ts): writing it there would do nothing. */
+const PROJECT_RESTRICTED = ["hooks", "mcpServers", "permissions", "tools"];
+
+function requireKey(command: string, key: unknown): string {
+  if (typeof key === "string" && key !== "") return key;
+  throw new IonError("usage", `"ion config ${command}" needs a setting name`, {
+    hint:
+      command === "set" ? "e.g. `ion config set thinking high`" : `e.g. \`ion config ${command} thinking\``,
+  });
+}
+
+function warnUnknown(result: EditResult, file: string): void {
+  for (const { key, suggestion } of result.unknownKeys) {
+    const guess = suggestion ? ` (did you mean ${suggestion}?)` : "";
+    process.stderr.write(`ion: warning: unknown key "${key}" in ${file}${guess}; written anyway\n`);
+  }
+}
+
+/** `ion config set KEY VALUE [--project]`. */
+export async function setConfig(rawArgs: string[]): Promise<void> {
+  const args = parseStrict("config set", rawArgs, setArgs, 2);
+  const name = requireKey("set", args.key);
+  const path = parseKeyPath(name);
+  const env = process.env;
+  const files = configFiles(process.cwd(), env);
+  const ref = keyRef(path);
+  if (ref) {
+    if (args.project === true) throw projectKeyError();
+    await setApiKey(ref, name, typeof args.value === "string" ? args.value : undefined, env);
+    return;
+  }
+  if (typeof args.value !== "string")
+    throw new IonError("usage", `"ion config set ${name}" needs a VALUE`, {
+      hint: `e.g. \`ion config set ${name} VALUE\`; \`ion config unset ${name}\` removes it`,
+    });
+  let value = parseValue(args.value);
+  if (containsApiKey(value))
+    throw new IonError("config", "API keys are not written to config.json", {
+      hint: "set each one on its own, e.g. `ion config set providers.openai.api_key -` (saved to keys.json)",
+    });
+  if (args.project === true && PROJECT_RESTRICTED.includes(path[0]!))
+    throw new IonError(
+      "config",
+      `a project file cannot set ${path[0]} (project trust is not supported yet)`,
+      {
+        hint: `drop --project to set it in ${files.user}`,
+      },
+    );
+  const file = args.project === true ? files.project : files.user;
+  let result: EditResult;
+  try {
+    result = await setConfigValue(file, path, value);
+  } catch (err) {
+    // `set name 42` where a string belongs: the text itself may be what was meant.
+    if (!(err instanceof IonError && (typeof value === "number" || typeof value === "boolean"))) throw err;
+    const asText = args.value;
+    result = await setConfigValue(file, path, asText).catch((retryErr: unknown) => {
+      // The JSON reading's error is the one to show: it names what the field expects.
+      throw retryErr instanceof IonError ? err : retryErr;
+    });
+    value = asText;
+  }
+  warnUnknown(result, file);
+  process.stdout.write(`${name} = ${JSON.stringify(value)}  (${file})\n`);
+  if (file === files.user) await noteOverride(name, path, env, files.project);
+}
+
+/** `ion config unset KEY [--project]`: removing something that is not set is not an error. */
+export async function unsetConfig(rawArgs: string[]): Promise<void> {
+  const args = parseStrict("config unset", rawArgs, unsetArgs, 1);
+  const name = requireKey("unset", args.key);
+  const path = parseKeyPath(name);
+  const env = process.env;
+  const ref = keyRef(path);
+  if (ref) {
+    if (args.project === true) throw projectKeyError();
+    await unsetApiKey(ref, name, env);
+    return;
+  }
+  const files = configFiles(process.cwd(), env);
+  const file = args.project === true ? files.project : files.user;
+  const result = await unsetConfigValue(file, path);
+  if (result.changed) {
+    process.stdout.write(`removed ${name} from ${file}\n`);
+    return;
+  }
+  const suggestion = isKnownPath(path) ? undefined : suggestPath(path);
+  const guess = suggestion ? ` (did you mean ${suggestion}?)` : "";
+  process.stderr.write(`${name} is not set in ${file}: nothing to remove${guess}\n`);
+}
+
+/** `ion config init`: the first-run flow; without a terminal, what to run instead. */
+export async function initConfig(rawArgs: string[]): Promise<void> {
+  parseStrict("config init", rawArgs, initArgs, 0);
+  const { canPrompt, firstRun, firstRunInstructions } = await import("../config/first-run.ts");
+  if (!canPrompt()) throw new IonError("config", firstRunInstructions({ forInit: true }));
+  await firstRun();
+}
+
+function projectKeyError(): IonError {
+  return new IonError("usage", "API keys are kept only in keys.json, never in a project file", {
+    hint: "drop --project",
+  });
+}
+
+/** Says on stderr when a higher layer hides the value just written to the user file. */
+async function noteOverride(name: string, path: string[], env: Env, project: string): Promise<void> {
+  const variable = name === "model" ? "ION_MODEL" : name === "provider" ? "ION_PROVIDER" : undefined;
+  if (variable && (env[variable] ?? "") !== "")
+    process.stderr.write(`note: ${variable} is set in the environment and overrides ${name}\n`);
+  let projectValue: unknown;
+  try {
+    projectValue = getAt(await readConfigObject(project), path);
+  } catch (err) {
+    if (!(err instanceof IonError)) throw err;
+    process.stderr.write(`ion: warning: ${err.message}\n`);
+    return;
+  }
+  if (projectValue !== undefined)
+    process.stderr.write(`note: ${project} sets ${name} too, which wins in that project\n`);
+}
+
+/** The provider a key path belongs to; a provider ion does not know is refused with a suggestion. */
+function keyProvider(ref: KeyRef, loaded: LoadedConfig, allowStored: boolean): string {
+  const { config } = loaded;
+  if (ref.kind === "top") {
+    const id = selectedProviderId(config);
+    if (id === undefined)
+      throw new IonError("config", "api_key belongs to the selected provider, and none is selected", {
+        hint: "name the provider: `ion config set providers.<id>.api_key -`",
+      });
+    return id;
+  }
+  const known = knownProviderIds(config);
+  if (known.includes(ref.providerId) || (allowStored && Object.hasOwn(loaded.keys, ref.providerId)))
+    return ref.providerId;
+  const guess = new Fuse(known, { threshold: 0.4 }).search(ref.providerId)[0]?.item;
+  throw new IonError("config", `unknown provider "${ref.providerId}"`, {
+    hint: guess
+      ? `did you mean ${guess}? (known: ${known.join(", ")})`
+      : `known: ${known.join(", ")}; define others under "providers" with an "api_base"`,
+  });
+}
+
+/** The key from the command line, else a masked prompt on a terminal, else the first line of stdin. */
+async function readKeyValue(value: string | undefined, id: string): Promise<string> {
+  if (value !== undefined && value !== "-") return value.trim();
+  if (process.stdin.isTTY === true) {
+    const { isCancel, password } = await import("@clack/prompts");
+    const answer = await password({ message: `API key for ${id}`, mask: "•" });
+    if (isCancel(answer)) throw new IonError("config", "cancelled: no key saved");
+    return answer.trim();
+  }
+  return ((await Bun.stdin.text()).split(/\r?\n/, 1)[0] ?? "").trim();
+}
+
+/** Removes plain-text copies of the provider's key from the user's config.json; true if any went. */
+async function dropPlainKeys(file: string, loaded: LoadedConfig, id: string): Promise<boolean> {
+  let removed = (await unsetConfigValue(file, ["providers", id, "api_key"])).changed;
+  if (selectedProviderId(loaded.config) === id && loaded.sources.api_key === "user")
+    removed = (await unsetConfigValue(file, ["api_key"])).changed || removed;
+  return removed;
+}
+
+/** A project file's key comes before keys.json: say so, naming the file but never the key. */
+function noteProjectKey(loaded: LoadedConfig, id: string): void {
+  const project =
+    loaded.sources[`providers.${id}.api_key`] === "project" ||
+    (selectedProviderId(loaded.config) === id && loaded.sources.api_key === "project");
+  if (project)
+    process.stderr.write(
+      `note: ${loaded.files.project} sets an api_key for ${id}, which comes before keys.json\n`,
+    );
+}
+
+async function setApiKey(ref: KeyRef, name: string, value: string | undefined, env: Env): Promise<void> {
+  const loaded = await loadSettings(env);
+  const id = keyProvider(ref, loaded, false);
+  const key = await readKeyValue(value, id);
+  if (key === "")
+    throw new IonError("usage", `no key given for ${id}`, {
+      hint: `pass it, or \`-\` to read it from a prompt or stdin: \`ion config set ${name} -\``,
+    });
+  if (/\s/.test(key)) throw new IonError("config", "an API key has no spaces or line breaks; nothing saved");
+  const dir = configDir(env);
+  await writeKey(dir, id, key);
+  process.stdout.write(`${name} = ${maskKey(key)}  (${loaded.files.keys})\n`);
+  if (await dropPlainKeys(loaded.files.user, loaded, id))
+    process.stderr.write(`note: removed the plain-text key for ${id} from ${loaded.files.user}\n`);
+  noteProjectKey(loaded, id);
+}
+
+async function unsetApiKey(ref: KeyRef, name: string, env: Env): Promise<void> {
+  const loaded = await loadSettings(env);
+  const id = keyProvider(ref, loaded, true);
+  const fromKeys = await removeKey(configDir(env), id);
+  const fromConfig = await dropPlainKeys(loaded.files.user, loaded, id);
+  if (fromKeys) process.stdout.write(`removed the key for ${id} from ${loaded.files.keys}\n`);
+  if (fromConfig) process.stdout.write(`removed the key for ${id} from ${loaded.files.user}\n`);
+  if (!fromKeys && !fromConfig) process.stderr.write(`${name} is not set: nothing to remove\n`);
+  noteProjectKey(loaded, id);
+  const envName = builtinProvider(id)?.keyEnv.find((n) => (env[n] ?? "").trim() !== "");
+  if (envName) process.stderr.write(`note: $${envName} still supplies a key for ${id}\n`);
+}

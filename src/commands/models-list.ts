@@ -1,0 +1,180 @@
+import { knownProviderIds } from "../config/resolve.ts";
+import { IonError } from "../errors.ts";
+import { loadCatalog, type ModelInfo, searchModels } from "../providers/catalog.ts";
+import { colorEnabled, createStyle } from "../ui/style.ts";
+import { type Cell, type Column, renderTable } from "../ui/table.ts";
+import { modelsArgs } from "./models.ts";
+import { loadSettings, parseStrict, terminal } from "./providers-common.ts";
+
+/** One element of `ion models --json` (SPEC §4), fields in this order. */
+export type ModelListItem = Pick<
+  ModelInfo,
+  | "id"
+  | "provider"
+  | "model"
+  | "name"
+  | "context"
+  | "output"
+  | "input_cost"
+  | "output_cost"
+  | "cache_read_cost"
+  | "cache_write_cost"
+  | "tool_call"
+  | "reasoning"
+  | "release_date"
+  | "configured"
+>;
+
+const COLUMNS: Column[] = [
+  { header: "Model", minWidth: 12 },
+  { header: "Provider" },
+  { header: "Context", align: "right" },
+  { header: "Output", align: "right" },
+  { header: "In $/1M", align: "right" },
+  { header: "Out $/1M", align: "right" },
+  { header: "Caps" },
+];
+
+/**
+ * `ion models [QUERY] [--provider P] [--all] [--json] [--refresh]`. Without a query: by provider, newest
+ * release first (see sortModels); with one: best match first. Only configured providers' models (a key,
+ * or for ollama a host) unless `--all` or `--provider` names one; with none configured, the whole
+ * catalogue. Catalogue warnings and notes go to stderr.
+ */
+export async function listModels(rawArgs: string[]): Promise<void> {
+  const args = parseStrict("models", rawArgs, modelsArgs, Number.POSITIVE_INFINITY);
+  const query = args._.join(" ").trim(); // `ion models claude sonnet`: the words are one query
+  const env = process.env;
+  const { config, keys } = await loadSettings(env);
+  const provider = typeof args.provider === "string" ? args.provider : undefined;
+  if (provider !== undefined && !knownProviderIds(config).includes(provider))
+    throw new IonError("usage", `unknown provider "${provider}" for --provider`, {
+      hint: `known providers: ${knownProviderIds(config).join(", ")}`,
+    });
+
+  const catalog = await loadCatalog({ config, keys, env, refresh: args.refresh === true });
+  for (const warning of catalog.warnings) process.stderr.write(`ion: warning: ${warning}\n`);
+
+  const pool =
+    provider === undefined ? catalog.models : catalog.models.filter((m) => m.provider === provider);
+  const showAll = args.all === true || provider !== undefined || !catalog.models.some((m) => m.configured);
+  const order = knownProviderIds(config);
+  const match = (models: ModelInfo[]) =>
+    query === "" ? sortModels(models, order) : searchModels(models, query);
+  const shown = match(showAll ? pool : pool.filter((m) => m.configured));
+
+  const note = noteFor({ models: catalog.models, pool, shown, query, all: args.all === true, showAll });
+  if (args.json === true) {
+    process.stdout.write(`${JSON.stringify(shown.map(toItem), null, 2)}\n`);
+  } else if (shown.length === 0) {
+    const what = query === "" ? "no models" : `no models match "${query}"`;
+    process.stderr.write(`${what}${provider === undefined ? "" : ` for ${provider}`}\n`);
+  } else {
+    process.stdout.write(table(shown));
+  }
+  if (note !== "") process.stderr.write(`note: ${note}\n`);
+}
+
+/** The stderr note on what is not shown; "" when there is nothing to say. */
+function noteFor(o: {
+  models: ModelInfo[];
+  pool: ModelInfo[];
+  shown: ModelInfo[];
+  query: string;
+  all: boolean;
+  showAll: boolean;
+}): string {
+  if (!o.models.some((m) => m.configured))
+    return o.all || o.models.length === 0
+      ? ""
+      : "no provider has a key yet, so this is every model models.dev knows; `ion providers login <id>` adds one";
+  if (o.showAll) return "";
+  const others = o.pool.filter((m) => !m.configured);
+  const models = (n: number) => (n === 1 ? "model" : "models");
+  if (o.query === "")
+    return others.length === 0
+      ? ""
+      : `${others.length} more ${models(others.length)} of providers without a key; --all lists them`;
+  // With a query the others are searched only when nothing matched: fuzzy search is the slow part of a
+  // warm-cache run (~50 µs a model), and there are usually far more of them than of configured ones.
+  if (o.shown.length > 0) return "";
+  const found = searchModels(others, o.query).length;
+  if (found === 0) return "";
+  return `${found} ${models(found)} of providers without a key ${found === 1 ? "matches" : "match"}; --all lists them`;
+}
+
+function table(shown: ModelInfo[]): string {
+  const { isTTY, width } = terminal();
+  const style = createStyle(colorEnabled(isTTY));
+  const rows = shown.map((m): Cell[] => {
+    const cells = [
+      m.id,
+      m.configured ? m.provider : `${m.provider} (no key)`,
+      tokens(m.context),
+      tokens(m.output),
+      price(m.input_cost),
+      price(m.output_cost),
+      caps(m),
+    ];
+    return m.configured ? cells : cells.map((text) => ({ text, style: style.dim }));
+  });
+  return renderTable(COLUMNS, rows, { width, headerStyle: isTTY ? style.dim : undefined });
+}
+
+/**
+ * Configured providers first, then in `order` (`ion providers`' order: built-ins, then custom ones),
+ * then newest release first (unknown dates last), then by id.
+ */
+export function sortModels(models: ModelInfo[], order: string[]): ModelInfo[] {
+  const rank = (provider: string) => {
+    const at = order.indexOf(provider);
+    return at < 0 ? order.length : at;
+  };
+  return [...models].sort(
+    (a, b) =>
+      Number(b.configured) - Number(a.configured) ||
+      rank(a.provider) - rank(b.provider) ||
+      a.provider.localeCompare(b.provider) ||
+      (b.release_date ?? "").localeCompare(a.release_date ?? "") ||
+      a.id.localeCompare(b.id),
+  );
+}
+
+export function toItem(m: ModelInfo): ModelListItem {
+  return {
+    id: m.id,
+    provider: m.provider,
+    model: m.model,
+    name: m.name,
+    context: m.context,
+    output: m.output,
+    input_cost: m.input_cost,
+    output_cost: m.output_cost,
+    cache_read_cost: m.cache_read_cost,
+    cache_write_cost: m.cache_write_cost,
+    tool_call: m.tool_call,
+    reasoning: m.reasoning,
+    release_date: m.release_date,
+    configured: m.configured,
+  };
+}
+
+/** 200000 → "200k", 1047576 → "1M", 8192 → "8k", 1500000 → "1.5M"; unknown (or 0) → "-". */
+export function tokens(n: number | null): string {
+  if (n === null || n <= 0) return "-";
+  if (n < 1000) return String(n);
+  if (n < 999_500) return `${Math.round(n / 1000)}k`;
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+}
+
+/** $ per 1M tokens: 3 → "$3.00", 0.125 → "$0.125", 0.0375 → "$0.0375"; unknown → "-". */
+export function price(n: number | null): string {
+  if (n === null) return "-";
+  const [whole, fraction = ""] = n.toFixed(4).replace(/0+$/, "").split(".");
+  return `$${whole}.${fraction.padEnd(2, "0")}`;
+}
+
+function caps(m: ModelInfo): string {
+  const list = [m.tool_call === true ? "tools" : "", m.reasoning === true ? "reasoning" : ""];
+  return list.filter((c) => c !== "").join(",") || "-";
+}

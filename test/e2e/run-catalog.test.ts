@@ -1,0 +1,82 @@
+/**
+ * End to end: `ion run` with the model catalogue cached — cost from the catalogue's prices, unknown
+ * ids refused with suggestions, and null (never 0) when a price is unknown.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Sandbox } from "../support/cli.ts";
+import { type FakeLLM, FIXTURES, startFakeLLM } from "../support/fake-llm.ts";
+import { ResultSchema } from "../support/output-schemas.ts";
+
+const KEY = "sk-test-catalog-key-000000000000000321";
+let server: FakeLLM;
+let env: Record<string, string>;
+beforeAll(async () => {
+  server = await startFakeLLM();
+  env = {
+    OPENAI_BASE_URL: `${server.url}/v1`,
+    OPENAI_API_KEY: KEY,
+    ION_MODELS_URL: `${server.url}/api.json`,
+  };
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+/** Warms the catalogue cache: the provider's model list plus the models.dev snapshot. */
+async function warmCatalog(box: Sandbox): Promise<void> {
+  const list = {
+    object: "list",
+    data: ["gpt-4o", "gpt-4o-mini"].map((id) => ({ id, object: "model", created: 1, owned_by: "openai" })),
+  };
+  server.enqueue(
+    { body: JSON.stringify(list), headers: { "content-type": "application/json" }, pathSuffix: "/models" },
+    {
+      body: await Bun.file(`${FIXTURES}models-dev-snapshot.json`).text(),
+      headers: { "content-type": "application/json" },
+      pathSuffix: "/api.json",
+    },
+  );
+  const run = await box.run(["models", "--refresh", "--json"], { env });
+  expect(run.code).toBe(0);
+}
+
+describe("ion run with a cached catalogue", () => {
+  test("total_cost_usd comes from the catalogue's prices", async () => {
+    using box = new Sandbox();
+    await warmCatalog(box);
+    server.enqueueReply("openai", { text: "priced", usage: { input: 1000, output: 500 } });
+    const run = await box.run(["run", "-m", "openai/gpt-4o", "-o", "json", "hi"], { env });
+    expect(run.code).toBe(0);
+    // gpt-4o in the snapshot: $2.50 in, $10 out per 1M tokens.
+    expect(ResultSchema.parse(JSON.parse(run.stdout)).total_cost_usd).toBeCloseTo(0.0075, 9);
+  });
+
+  test("a price the catalogue does not know makes the cost null, never 0", async () => {
+    using box = new Sandbox();
+    await warmCatalog(box);
+    // The snapshot has no cache-read price for gpt-4o, and this usage has cached tokens.
+    server.enqueueReply("openai", { text: "cached", usage: { input: 100, output: 10, cacheRead: 900 } });
+    const run = await box.run(["run", "-m", "openai/gpt-4o", "-o", "json", "hi"], { env });
+    expect(run.code).toBe(0);
+    expect(ResultSchema.parse(JSON.parse(run.stdout)).total_cost_usd).toBeNull();
+  });
+
+  test("an unknown model id is refused before any request, with did-you-mean", async () => {
+    using box = new Sandbox();
+    await warmCatalog(box);
+    const before = server.requests.length;
+    const run = await box.run(["run", "-m", "openai/gpt-4o-mnii", "hi"], { env });
+    expect(run.code).toBe(64);
+    expect(run.stderr).toContain('unknown model "openai/gpt-4o-mnii"');
+    expect(run.stderr).toContain("did you mean openai/gpt-4o-mini");
+    expect(server.requests.length).toBe(before);
+  });
+
+  test("without a cached catalogue the run goes ahead and the cost is unknown", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "no catalogue" });
+    const run = await box.run(["run", "-m", "openai/brand-new-model", "-o", "json", "hi"], { env });
+    expect(run.code).toBe(0);
+    expect(ResultSchema.parse(JSON.parse(run.stdout)).total_cost_usd).toBeNull();
+  });
+});
