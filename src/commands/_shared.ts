@@ -1,4 +1,4 @@
-import type { ArgsDef } from "citty";
+import { type ArgsDef, parseArgs } from "citty";
 import { IonError } from "../errors.ts";
 
 interface FlagInfo {
@@ -85,4 +85,16 @@ export function parsePositiveInt(flag: string, value: string): number {
 export function parseChoice<T extends string>(flag: string, value: string, choices: readonly T[]): T {
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new IonError("usage", `${flag} must be one of ${choices.join(", ")}, got "${value}"`);
+}
+
+/** Strict flags, then citty's parse; more positional arguments than `max` is a usage error. */
+export function parseStrict<A extends ArgsDef>(command: string, rawArgs: string[], args: A, max: number) {
+  checkFlags(command, rawArgs, args);
+  const parsed = parseArgs(rawArgs, args);
+  const extra = parsed._.slice(max);
+  if (extra.length > 0)
+    throw new IonError("usage", `unexpected argument "${extra[0]}" for "ion ${command}"`, {
+      hint: `see \`ion ${command} --help\``,
+    });
+  return parsed;
 }

@@ -20,8 +20,9 @@ import { knownProviderIds, selectedProviderId } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { maskKey } from "../providers/errors.ts";
 import { builtinProvider } from "../providers/registry.ts";
+import { loadSettings } from "./_settings.ts";
+import { parseStrict } from "./_shared.ts";
 import { initArgs, setArgs, unsetArgs } from "./config.ts";
-import { loadSettings, parseStrict } from "./providers-common.ts";
 
 /** What `loadConfig` ignores in a project file (see load.ts): writing it there would do nothing. */
 const PROJECT_RESTRICTED = ["hooks", "mcpServers", "permissions", "tools"];
@@ -119,7 +120,8 @@ export async function initConfig(rawArgs: string[]): Promise<void> {
   parseStrict("config init", rawArgs, initArgs, 0);
   const { canPrompt, firstRun, firstRunInstructions } = await import("../config/first-run.ts");
   if (!canPrompt()) throw new IonError("config", firstRunInstructions({ forInit: true }));
-  await firstRun();
+  const { clackPrompter } = await import("../ui/prompter.ts");
+  await firstRun({ prompter: await clackPrompter() });
 }
 
 function projectKeyError(): IonError {

@@ -5,8 +5,9 @@ import { selectedProviderId } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { maskKey } from "../providers/errors.ts";
 import { BUILTIN_PROVIDERS } from "../providers/registry.ts";
+import { loadSettings } from "./_settings.ts";
+import { parseStrict } from "./_shared.ts";
 import { getArgs, pathArgs, showArgs } from "./config.ts";
-import { loadSettings, parseStrict } from "./providers-common.ts";
 
 /** The merged configuration as shown to the user: keys masked, each leaf's source named. */
 export interface ConfigView {

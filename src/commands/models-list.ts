@@ -3,8 +3,9 @@ import { IonError } from "../errors.ts";
 import { loadCatalog, type ModelInfo, searchModels } from "../providers/catalog.ts";
 import { colorEnabled, createStyle } from "../ui/style.ts";
 import { type Cell, type Column, renderTable } from "../ui/table.ts";
+import { loadSettings, terminal } from "./_settings.ts";
+import { parseStrict } from "./_shared.ts";
 import { modelsArgs } from "./models.ts";
-import { loadSettings, parseStrict, terminal } from "./providers-common.ts";
 
 /** One element of `ion models --json` (SPEC §4), fields in this order. */
 export type ModelListItem = Pick<

@@ -4,8 +4,9 @@ import { IonError } from "../errors.ts";
 import { builtinProvider } from "../providers/registry.ts";
 import { colorEnabled, createStyle } from "../ui/style.ts";
 import { type Cell, renderTable } from "../ui/table.ts";
+import { loadSettings, terminal } from "./_settings.ts";
+import { parseStrict } from "./_shared.ts";
 import { listArgs } from "./providers.ts";
-import { loadSettings, parseStrict, terminal } from "./providers-common.ts";
 
 /** One element of `ion providers --json`. Never holds a key: `auth` says where the key comes from. */
 export interface ProviderListItem {

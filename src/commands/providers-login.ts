@@ -1,11 +1,13 @@
 import { join } from "node:path";
-import { atomicWriteJson, readJson, writeKey } from "../config/load.ts";
+import { removeKey } from "../config/edit.ts";
+import { writeKey } from "../config/load.ts";
 import { configDir } from "../config/paths.ts";
 import { knownProviderIds, resolveProvider } from "../config/resolve.ts";
-import { type Config, type Keys, KeysSchema, validate } from "../config/schema.ts";
+import type { Config, Keys } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
+import { loadSettings } from "./_settings.ts";
+import { parseStrict } from "./_shared.ts";
 import { loginArgs, logoutArgs } from "./providers.ts";
-import { loadSettings, parseStrict } from "./providers-common.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -46,9 +48,8 @@ export async function login(rawArgs: string[]): Promise<void> {
 export async function logout(rawArgs: string[]): Promise<void> {
   const args = parseStrict("providers logout", rawArgs, logoutArgs, 1);
   const env = process.env;
-  const { config } = await loadSettings(env);
+  const { config, keys } = await loadSettings(env);
   const file = join(configDir(env), "keys.json");
-  const keys = await readKeys(file);
   const given: unknown = args.id;
   // A key stored for a provider that is no longer configured can still be removed.
   const stored = typeof given === "string" && Object.hasOwn(keys, given);
@@ -58,18 +59,10 @@ export async function logout(rawArgs: string[]): Promise<void> {
     noteShadowing(config, id, env, {}, "none");
     return;
   }
+  await removeKey(configDir(env), id);
   const { [id]: _removed, ...rest } = keys;
-  await atomicWriteJson(file, rest, 0o600);
   process.stdout.write(`removed the key for ${id} from ${file}\n`);
   noteShadowing(config, id, env, rest, "none");
-}
-
-async function readKeys(file: string): Promise<Keys> {
-  const raw = await readJson(file);
-  if (raw === undefined) return {};
-  const result = validate(KeysSchema, raw);
-  if (!result.ok) throw new IonError("config", `${file}: ${result.error}`);
-  return result.value;
 }
 
 function firstLine(text: string): string {

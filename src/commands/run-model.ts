@@ -16,7 +16,8 @@ export async function ensureModelConfigured(options: {
   if (!options.interactive) {
     throw new IonError("config", firstRunInstructions({ env: options.env }));
   }
-  await firstRun({ cwd: options.cwd, env: options.env, continuing: true });
+  const { clackPrompter } = await import("../ui/prompter.ts");
+  await firstRun({ cwd: options.cwd, env: options.env, continuing: true, prompter: await clackPrompter() });
 }
 
 export interface ModelFacts {

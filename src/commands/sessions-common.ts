@@ -1,20 +1,6 @@
-import { type ArgsDef, parseArgs } from "citty";
 import { dataDir } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { CorruptSessionError, type LoadedSession, SessionStore } from "../history/store.ts";
-import { checkFlags } from "./_shared.ts";
-
-/** Strict flags, then citty's parse; more positional arguments than `max` is a usage error. */
-export function parseStrict<A extends ArgsDef>(command: string, rawArgs: string[], args: A, max: number) {
-  checkFlags(command, rawArgs, args);
-  const parsed = parseArgs(rawArgs, args);
-  const extra = parsed._.slice(max);
-  if (extra.length > 0)
-    throw new IonError("usage", `unexpected argument "${extra[0]}" for "ion ${command}"`, {
-      hint: `see \`ion ${command} --help\``,
-    });
-  return parsed;
-}
 
 /** The required ID argument. */
 export function requireId(command: string, id: unknown): string {

@@ -3,8 +3,9 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
 import type { SessionSummary } from "../history/store.ts";
+import { parseStrict } from "./_shared.ts";
 import { listArgs } from "./sessions.ts";
-import { openStore, parseStrict } from "./sessions-common.ts";
+import { openStore } from "./sessions-common.ts";
 
 /** The fields of one `ion sessions list --json` element. */
 export interface SessionListItem {

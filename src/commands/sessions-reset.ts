@@ -4,8 +4,8 @@ import { dataDir } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { acquireLock, type SessionLock } from "../history/lock.ts";
 import { SESSION_FILE_SUFFIX } from "../history/store.ts";
+import { parseStrict } from "./_shared.ts";
 import { resetArgs } from "./reset.ts";
-import { parseStrict } from "./sessions-common.ts";
 
 interface History {
   sessionsDir: string;

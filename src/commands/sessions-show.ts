@@ -13,8 +13,9 @@ import {
 } from "../history/export.ts";
 import type { MessageEntry } from "../history/schema.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
+import { parseStrict } from "./_shared.ts";
 import { exportArgs, rmArgs, showArgs } from "./sessions.ts";
-import { loadSession, openStore, parseStrict, requireId, resolveId } from "./sessions-common.ts";
+import { loadSession, openStore, requireId, resolveId } from "./sessions-common.ts";
 
 /** `ion sessions show ID [--json]`. */
 export async function showSession(rawArgs: string[]): Promise<void> {

@@ -59,7 +59,8 @@ export interface CatalogApi {
 export interface FirstRunOptions {
   cwd?: string;
   env?: Env;
-  prompter?: Prompter;
+  /** How to ask: `clackPrompter()` from src/ui/prompter.ts on a terminal. */
+  prompter: Prompter;
   catalog?: CatalogApi;
   /** The caller goes on to use the model (e.g. `ion run`): the outro suggests no command. */
   continuing?: boolean;
@@ -80,10 +81,10 @@ function nonEmpty(value: unknown): value is string {
 }
 
 /** Runs the setup flow; returns what was saved. */
-export async function firstRun(options: FirstRunOptions = {}): Promise<{ provider: string; model: string }> {
+export async function firstRun(options: FirstRunOptions): Promise<{ provider: string; model: string }> {
   const env = options.env ?? process.env;
   const loaded = await loadConfig({ cwd: options.cwd ?? process.cwd(), env });
-  const ui = options.prompter ?? (await clackPrompter());
+  const ui = options.prompter;
   ui.intro("ion setup");
 
   const { choices: providers, ready } = providerChoices(loaded, env);
@@ -342,69 +343,4 @@ export function firstRunInstructions(options: { env?: Env; forInit?: boolean } =
   }
   if (found.length > 0) lines.push(`found in the environment: ${found.map(([, n]) => n).join(", ")}`);
   return lines.join("\n");
-}
-
-/** The Prompter on a real terminal. */
-export async function clackPrompter(): Promise<Prompter> {
-  const p = await import("@clack/prompts");
-  const answer = (value: string | symbol): string | Cancelled =>
-    p.isCancel(value) || typeof value !== "string" ? CANCELLED : value;
-  return {
-    intro: (title) => p.intro(title),
-    outro: (message) => p.outro(message),
-    info: (message) => p.log.info(message),
-    warn: (message) => p.log.warn(message),
-    select: async (o) =>
-      answer(
-        await p.select<string>({
-          message: o.message,
-          options: o.options,
-          ...(o.initialValue === undefined ? {} : { initialValue: o.initialValue }),
-        }),
-      ),
-    search: async (o) =>
-      answer(
-        await p.autocomplete<string>({
-          message: o.message,
-          maxItems: 12,
-          ...(o.placeholder === undefined ? {} : { placeholder: o.placeholder }),
-          ...(o.initialValue === undefined ? {} : { initialValue: o.initialValue }),
-          options() {
-            return o.choices(this.userInput ?? "");
-          },
-        }),
-      ),
-    text: async (o) =>
-      answer(
-        await p.text({
-          message: o.message,
-          ...(o.placeholder === undefined ? {} : { placeholder: o.placeholder }),
-          ...(o.validate === undefined ? {} : { validate: (v) => o.validate?.(v ?? "") }),
-        }),
-      ),
-    password: async (o) =>
-      answer(
-        await p.password({
-          message: o.message,
-          mask: "•",
-          ...(o.validate === undefined ? {} : { validate: (v) => o.validate?.(v ?? "") }),
-        }),
-      ),
-    spin: async (message, work, done) => {
-      let cancel: (value: Cancelled) => void = () => {};
-      const cancelled = new Promise<Cancelled>((resolve) => {
-        cancel = resolve;
-      });
-      const spinner = p.spinner({ onCancel: () => cancel(CANCELLED) });
-      spinner.start(message);
-      try {
-        const value = await Promise.race([work(), cancelled]);
-        if (value !== CANCELLED) spinner.stop(done(value));
-        return value;
-      } catch (err) {
-        spinner.error(message);
-        throw err;
-      }
-    },
-  };
 }
