@@ -21,6 +21,7 @@ import { type Codec, loadFallbackCodec, nativeCodec } from "../src/history/codec
 import type { NewEntry } from "../src/history/schema.ts";
 import { SessionStore } from "../src/history/store.ts";
 import { modelView } from "../src/history/view.ts";
+import { verdict } from "./lib.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -204,8 +205,9 @@ async function time(rounds: number, fn: () => Promise<unknown>): Promise<number>
 }
 
 function report(label: string, ms: number, bar: number): void {
-  const verdict = ms < bar ? "PASS" : "MISS";
-  console.log(`  ${label.padEnd(34)} ${ms.toFixed(2).padStart(8)} ms   (bar < ${bar} ms)  ${verdict}`);
+  console.log(
+    `  ${label.padEnd(34)} ${ms.toFixed(2).padStart(8)} ms   (bar < ${bar} ms)  ${verdict(ms < bar)}`,
+  );
 }
 
 async function measure(store: SessionStore, id: string, codec: Codec): Promise<void> {

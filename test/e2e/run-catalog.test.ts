@@ -2,25 +2,14 @@
  * End to end: `ion run` with the model catalogue cached — cost from the catalogue's prices, unknown
  * ids refused with suggestions, and null (never 0) when a price is unknown.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Sandbox } from "../support/cli.ts";
-import { type FakeLLM, FIXTURES, startFakeLLM } from "../support/fake-llm.ts";
+import { useOpenAIServer } from "../support/e2e.ts";
+import { FIXTURES } from "../support/fake-llm.ts";
 import { ResultSchema } from "../support/output-schemas.ts";
 
 const KEY = "sk-test-catalog-key-000000000000000321";
-let server: FakeLLM;
-let env: Record<string, string>;
-beforeAll(async () => {
-  server = await startFakeLLM();
-  env = {
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: KEY,
-    ION_MODELS_URL: `${server.url}/api.json`,
-  };
-});
-afterAll(async () => {
-  await server.stop();
-});
+const { server, env } = useOpenAIServer(KEY, (url) => ({ ION_MODELS_URL: `${url}/api.json` }));
 
 /** Warms the catalogue cache: the provider's model list plus the models.dev snapshot. */
 async function warmCatalog(box: Sandbox): Promise<void> {

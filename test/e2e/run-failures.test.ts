@@ -2,24 +2,15 @@
  * End to end: how `ion run` fails — retries, drops, interrupts, bad config, bad flags — and that
  * every output format still gets its result and the documented exit code.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { jsonLines, Sandbox } from "../support/cli.ts";
-import { type FakeLLM, startFakeLLM } from "../support/fake-llm.ts";
+import { useOpenAIServer } from "../support/e2e.ts";
 import { ApiRetrySchema, parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 import { dropMidStream, errorReply, stallMidStream } from "../support/wire-scripts.ts";
 
 const KEY = "sk-test-failures-key-000000000000abcd";
-let server: FakeLLM;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startFakeLLM();
-  env = { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: KEY };
-});
-afterAll(async () => {
-  await server.stop();
-});
+const { server, env } = useOpenAIServer(KEY);
 
 const MODEL = ["-m", "openai/gpt-4o-mini"];
 

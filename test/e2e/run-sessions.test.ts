@@ -2,25 +2,17 @@
  * End to end: `ion run` saves every run into a session and continues it — including failed and
  * interrupted runs, corrupt files, concurrent use, and compaction with a tiny context window.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { jsonLines, Sandbox } from "../support/cli.ts";
-import { type FakeLLM, startFakeLLM } from "../support/fake-llm.ts";
+import { useOpenAIServer } from "../support/e2e.ts";
 import { parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 import { errorReply, stallMidStream } from "../support/wire-scripts.ts";
 
 const KEY = "sk-test-sessions-key-0000000000000777";
 const MODEL = ["-m", "openai/gpt-4o-mini"];
-let server: FakeLLM;
-let env: Record<string, string>;
-beforeAll(async () => {
-  server = await startFakeLLM();
-  env = { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: KEY };
-});
-afterAll(async () => {
-  await server.stop();
-});
+const { server, env } = useOpenAIServer(KEY);
 
 function sessionFiles(box: Sandbox): string[] {
   try {
