@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { zstdDecode } from "../history/support/fixtures.ts";
 import { jsonLines, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
 import { parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
@@ -22,11 +23,10 @@ function sessionFiles(box: Sandbox): string[] {
   }
 }
 
-/** Decodes a session file with the zstd command-line tool, as a user would. */
+/** Decodes a session file as a user would, with the zstd CLI (CI has it; Bun's libzstd stands in elsewhere). */
 function decode(box: Sandbox, id: string): Record<string, unknown>[] {
-  const out = Bun.spawnSync(["zstd", "-dc", join(box.dataDir, "sessions", `${id}.jsonl.zst`)]);
-  expect(out.exitCode).toBe(0);
-  return jsonLines(out.stdout.toString());
+  const path = join(box.dataDir, "sessions", `${id}.jsonl.zst`);
+  return jsonLines(zstdDecode(path));
 }
 
 type Body = { messages: { role: string; content: unknown }[] };
