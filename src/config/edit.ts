@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import Fuse from "fuse.js";
-import { z } from "zod";
+import { core } from "zod/mini";
 import { IonError } from "../errors.ts";
 import { ollamaBaseURL } from "../providers/registry.ts";
 import { atomicWriteJson, readJson } from "./load.ts";
@@ -160,12 +160,19 @@ export function containsApiKey(value: unknown): boolean {
   return Object.entries(value).some(([k, v]) => k === "api_key" || containsApiKey(v));
 }
 
-type Schema = z.core.$ZodType;
+// The config schema is zod/mini: it is walked through zod's core classes, which both APIs share.
+type Schema = core.$ZodType;
 
 function unwrap(schema: Schema): Schema {
   let current = schema;
-  while (current instanceof z.ZodOptional || current instanceof z.ZodNullable) current = current.unwrap();
+  while (current instanceof core.$ZodOptional || current instanceof core.$ZodNullable) {
+    current = current._zod.def.innerType;
+  }
   return current;
+}
+
+function isCatchall(schema: Schema | undefined): schema is Schema {
+  return schema !== undefined && !(schema instanceof core.$ZodNever);
 }
 
 /** The schema of the value at `path`, `null` when anything goes there, undefined when nothing may. */
@@ -174,17 +181,13 @@ function schemaAt(path: readonly string[]): Schema | null | undefined {
   for (const segment of path) {
     const node = unwrap(schema);
     let next: Schema | undefined;
-    if (node instanceof z.ZodObject) {
-      const shape: Record<string, Schema> = node.shape;
-      const catchall = node.def.catchall;
-      next = Object.hasOwn(shape, segment)
-        ? shape[segment]
-        : catchall && !(catchall instanceof z.ZodNever)
-          ? catchall
-          : undefined;
-    } else if (node instanceof z.ZodRecord) next = node.valueType;
-    else if (node instanceof z.ZodArray) next = /^\d+$/.test(segment) ? node.element : undefined;
-    else if (node instanceof z.ZodUnknown || node instanceof z.ZodAny) return null;
+    if (node instanceof core.$ZodObject) {
+      const shape: Record<string, Schema> = node._zod.def.shape;
+      const catchall = node._zod.def.catchall;
+      next = Object.hasOwn(shape, segment) ? shape[segment] : isCatchall(catchall) ? catchall : undefined;
+    } else if (node instanceof core.$ZodRecord) next = node._zod.def.valueType;
+    else if (node instanceof core.$ZodArray) next = /^\d+$/.test(segment) ? node._zod.def.element : undefined;
+    else if (node instanceof core.$ZodUnknown || node instanceof core.$ZodAny) return null;
     if (next === undefined) return undefined;
     schema = next;
   }
@@ -196,10 +199,9 @@ export function knownKeysAt(parent: readonly string[]): string[] | undefined {
   const schema = schemaAt(parent);
   if (!schema) return undefined;
   const node = unwrap(schema);
-  if (!(node instanceof z.ZodObject)) return undefined;
-  const catchall = node.def.catchall;
-  if (catchall && !(catchall instanceof z.ZodNever)) return undefined;
-  return Object.keys(node.shape);
+  if (!(node instanceof core.$ZodObject)) return undefined;
+  if (isCatchall(node._zod.def.catchall)) return undefined;
+  return Object.keys(node._zod.def.shape);
 }
 
 /** Whether the schema knows `path` (records such as `providers.<id>` accept any id). */

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
@@ -168,7 +167,7 @@ export async function readJson(file: string): Promise<unknown> {
 /** Writes JSON atomically (temp file + rename). `mode` defaults to the existing file's mode. */
 export async function atomicWriteJson(path: string, value: unknown, mode?: number): Promise<void> {
   const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   try {
     await mkdir(dir, { recursive: true });
     const finalMode = mode ?? (await existingMode(path));

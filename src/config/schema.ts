@@ -1,55 +1,62 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /**
  * The configuration schema: the single source of truth for `config.json`, the project's
  * `.ion/config.json` and `keys.json`. Known sections are strict so unknown keys can be reported
  * (as warnings, never failures); extension sections (`memory`, `hooks`, `mcpServers`, `skills`) are
  * loose until their features define them.
+ *
+ * Written with `zod/mini` (zod's functional API over the same validation core): every command reads
+ * the configuration, and mini's schemas build in a fraction of the classic API's time (measured on the
+ * compiled binary: ~6 ms instead of ~16 ms for importing zod and building these schemas).
  */
 
-const positiveInt = z.number().int().positive();
-const urlOrNull = z.string().nullable();
+// zod/mini carries no messages of its own: the English ones, as the classic API has them.
+z.config(z.locales.en());
+
+const positiveInt = z.number().check(z.int(), z.positive());
+const urlOrNull = z.nullable(z.string());
 
 export const ProviderConfigSchema = z.strictObject({
   /** Only user-defined providers need it; any id that is not built in is OpenAI-compatible. */
-  type: z.literal("openai-compatible").optional(),
-  name: z.string().optional(),
-  api_key: z.string().optional(),
+  type: z.optional(z.literal("openai-compatible")),
+  name: z.optional(z.string()),
+  api_key: z.optional(z.string()),
   /** Base URL in the form the wire's SDK expects (OpenAI-compatible: with `/v1`). */
-  api_base: urlOrNull.optional(),
-  models: z.array(z.string()).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  context_window: positiveInt.optional(),
+  api_base: z.optional(urlOrNull),
+  models: z.optional(z.array(z.string())),
+  headers: z.optional(z.record(z.string(), z.string())),
+  context_window: z.optional(positiveInt),
 });
 
 export const ThinkingSchema = z.enum(["off", "low", "medium", "high"]);
 
 export const ConfigSchema = z.strictObject({
   /** Editors' JSON-schema hint; accepted and ignored. */
-  $schema: z.string().optional(),
+  $schema: z.optional(z.string()),
   // Flat form of the original design: top-level key and base URL apply to the selected provider.
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  api_key: z.string().optional(),
-  api_base: urlOrNull.optional(),
-  preamble: z.string().optional(),
-  context_window: positiveInt.optional(),
+  provider: z.optional(z.string().check(z.minLength(1))),
+  model: z.optional(z.string().check(z.minLength(1))),
+  api_key: z.optional(z.string()),
+  api_base: z.optional(urlOrNull),
+  preamble: z.optional(z.string()),
+  context_window: z.optional(positiveInt),
   // Full form.
-  providers: z.record(z.string(), ProviderConfigSchema).optional(),
-  thinking: ThinkingSchema.optional(),
-  tools: z.strictObject({ disabled: z.array(z.string()).optional() }).optional(),
-  permissions: z.strictObject({ mode: z.enum(["read", "ask", "auto"]).optional() }).optional(),
-  workspace: z.strictObject({ allow: z.array(z.string()).optional() }).optional(),
-  history: z
-    .strictObject({
-      retention_days: z.number().int().min(0).optional(),
-      compact_threshold: z.number().min(0).max(1).optional(),
-    })
-    .optional(),
-  memory: z.looseObject({}).optional(),
-  hooks: z.record(z.string(), z.unknown()).optional(),
-  mcpServers: z.record(z.string(), z.unknown()).optional(),
-  skills: z.looseObject({}).optional(),
+  providers: z.optional(z.record(z.string(), ProviderConfigSchema)),
+  thinking: z.optional(ThinkingSchema),
+  tools: z.optional(z.strictObject({ disabled: z.optional(z.array(z.string())) })),
+  permissions: z.optional(z.strictObject({ mode: z.optional(z.enum(["read", "ask", "auto"])) })),
+  workspace: z.optional(z.strictObject({ allow: z.optional(z.array(z.string())) })),
+  history: z.optional(
+    z.strictObject({
+      retention_days: z.optional(z.number().check(z.int(), z.minimum(0))),
+      compact_threshold: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+    }),
+  ),
+  memory: z.optional(z.looseObject({})),
+  hooks: z.optional(z.record(z.string(), z.unknown())),
+  mcpServers: z.optional(z.record(z.string(), z.unknown())),
+  skills: z.optional(z.looseObject({})),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -84,7 +91,7 @@ export type Validated<T> = { ok: true; value: T; unknownKeys: string[] } | { ok:
  * Validates `value` against a schema whose unknown keys are reported rather than fatal. Any other
  * issue is an error: `<field path>: <what was expected>` (values are never echoed: they may be keys).
  */
-export function validate<T>(schema: z.ZodType<T>, value: unknown): Validated<T> {
+export function validate<T>(schema: z.ZodMiniType<T>, value: unknown): Validated<T> {
   const first = schema.safeParse(value);
   if (first.success) return { ok: true, value: first.data, unknownKeys: [] };
   const unknown = first.error.issues.filter((issue) => issue.code === "unrecognized_keys");

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -24,7 +23,7 @@ export async function statOrUndefined(path: string): Promise<Stats | undefined> 
  */
 export async function atomicWriteFile(path: string, data: string | Uint8Array): Promise<void> {
   const existing = await statOrUndefined(path);
-  const temp = join(dirname(path), `.${basename(path)}.ion-${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.ion-${crypto.randomUUID().slice(0, 12)}.tmp`);
   try {
     const handle = await open(temp, "wx", 0o666);
     try {
