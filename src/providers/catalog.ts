@@ -3,8 +3,8 @@
  * max output, $/1M prices, capabilities), cached in `<cacheDir>/models.json`.
  *
  * Reading the cache (`cachedCatalog`, and `loadCatalog` while the cache is fresh) touches one file and
- * never imports the network code: the list endpoints, models.dev and their zod schemas live in
- * `catalog-sources.ts`, imported only when a fetch is needed.
+ * never imports the network code: `catalog-sources.ts` (the merge, over `catalog-lists.ts` for the
+ * providers' endpoints and `catalog-modelsdev.ts` for models.dev) is imported only when a fetch is needed.
  *
  * Cache file (`version` 1): `{version, fetched_at, key, configured, complete, models}` where `key`
  * fingerprints what was configured when it was written (provider ids, base URLs, config model lists and
