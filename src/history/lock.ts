@@ -9,6 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { IonError } from "../errors.ts";
+import { errnoOf, messageOf } from "./io.ts";
 
 /**
  * One writer per session: `<dir>/<id>.lock`, created with O_EXCL, holds `<pid> <start>` — the pid
@@ -190,12 +191,4 @@ function procStat(pid: number): { state: string; start: string } | undefined {
   const state = fields[0];
   const start = fields[19];
   return state === undefined || start === undefined ? undefined : { state, start };
-}
-
-function errnoOf(err: unknown): string | undefined {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rename, stat, unlink, utimes } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { IonError } from "../errors.ts";
+import { errnoOf, messageOf } from "./io.ts";
 import { acquireLock, type SessionLock } from "./lock.ts";
 import { type LoadedSession, SESSION_FILE_SUFFIX, type SessionStore, type SessionSummary } from "./store.ts";
 import { entryTotals } from "./view.ts";
@@ -218,12 +219,4 @@ function movedAt(name: string, mtimeMs: number): number {
 function idOf(name: string): string {
   const dot = name.indexOf(".");
   return dot <= 0 ? name : name.slice(0, dot);
-}
-
-function errnoOf(err: unknown): string | undefined {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,0 +1,32 @@
+import { IonError } from "../errors.ts";
+import { SESSION_VERSION } from "./schema.ts";
+
+/** A session file that could not be read; it was renamed to `movedTo` and left untouched there. */
+export class CorruptSessionError extends IonError {
+  readonly movedTo: string;
+  readonly id: string;
+  readonly reason: string;
+
+  constructor(id: string, movedTo: string, reason: string) {
+    super("io", `session ${id} could not be read (${reason}); moved it to ${movedTo}`);
+    this.name = "CorruptSessionError";
+    this.id = id;
+    this.movedTo = movedTo;
+    this.reason = reason;
+  }
+}
+
+/** A session file of a newer format than this ion reads: refused, and never moved or changed. */
+export class NewerSessionFormatError extends IonError {
+  readonly version: number;
+
+  constructor(id: string, version: number) {
+    super(
+      "io",
+      `session ${id} was written by a newer ion (session format version ${version}; this ion reads up to ${SESSION_VERSION})`,
+      { hint: "upgrade ion to open it" },
+    );
+    this.name = "NewerSessionFormatError";
+    this.version = version;
+  }
+}
