@@ -1,4 +1,4 @@
-import { type ArgsDef, parseArgs } from "citty";
+import { type ArgsDef, type CommandDef, defineCommand, parseArgs } from "citty";
 import { IonError } from "../errors.ts";
 
 interface FlagInfo {
@@ -97,4 +97,47 @@ export function parseStrict<A extends ArgsDef>(command: string, rawArgs: string[
       hint: `see \`ion ${command} --help\``,
     });
   return parsed;
+}
+
+/**
+ * A subcommand whose work lives in another module, imported only when it runs: `--help` and the
+ * other subcommands never pay for it.
+ */
+export function lazyCommand<A extends ArgsDef>(
+  name: string,
+  description: string,
+  args: A,
+  load: () => Promise<(rawArgs: string[]) => Promise<void>>,
+): CommandDef<A> {
+  return defineCommand({
+    meta: { name, description },
+    args,
+    async run({ rawArgs }) {
+      await (await load())(rawArgs);
+    },
+  });
+}
+
+/**
+ * The `setup` guard of a command group (`ion config`, `ion providers`, `ion sessions`): citty would
+ * report an unknown subcommand as an internal error (exit 1) and silently drop flags given before the
+ * subcommand's name; both are usage errors (64). Flags alone go to the default subcommand.
+ */
+export function guardSubcommand(
+  group: string,
+  rawArgs: string[],
+  subcommands: Record<string, unknown>,
+): void {
+  const at = rawArgs.findIndex((arg) => !arg.startsWith("-"));
+  const name = rawArgs[at];
+  if (name === undefined) return;
+  const hint = `subcommands: ${Object.keys(subcommands).join(", ")}; see \`ion ${group} --help\``;
+  if (!Object.hasOwn(subcommands, name)) {
+    throw new IonError("usage", `unknown subcommand "${name}" for "ion ${group}"`, { hint });
+  }
+  if (at > 0) {
+    throw new IonError("usage", `unexpected ${rawArgs[0]} before "${name}" for "ion ${group}"`, {
+      hint: `options go after the subcommand: \`ion ${group} ${name} ${rawArgs.slice(0, at).join(" ")}\``,
+    });
+  }
 }

@@ -1,5 +1,5 @@
 import { type ArgsDef, defineCommand } from "citty";
-import { IonError } from "../errors.ts";
+import { guardSubcommand, lazyCommand } from "./_shared.ts";
 
 /** Flag definitions only: `ion config --help` loads no config. The work is in config-*.ts. */
 export const showArgs = {
@@ -40,68 +40,47 @@ export const pathArgs = {
 
 export const initArgs = {} as const satisfies ArgsDef;
 
-const show = defineCommand({
-  meta: {
-    name: "show",
-    description: "Every setting in effect and where it comes from; keys masked (the default)",
-  },
-  args: showArgs,
-  async run({ rawArgs }) {
-    const { showConfig } = await import("./config-show.ts");
-    await showConfig(rawArgs);
-  },
-});
+const show = lazyCommand(
+  "show",
+  "Every setting in effect and where it comes from; keys masked (the default)",
+  showArgs,
+  async () => (await import("./config-show.ts")).showConfig,
+);
 
-const get = defineCommand({
-  meta: { name: "get", description: "Print one setting (JSON for objects; keys masked); exit 1 when unset" },
-  args: getArgs,
-  async run({ rawArgs }) {
-    const { getConfig } = await import("./config-show.ts");
-    await getConfig(rawArgs);
-  },
-});
+const get = lazyCommand(
+  "get",
+  "Print one setting (JSON for objects; keys masked); exit 1 when unset",
+  getArgs,
+  async () => (await import("./config-show.ts")).getConfig,
+);
 
-const set = defineCommand({
-  meta: {
-    name: "set",
-    description: "Set a setting in config.json (validated first); api_key goes to keys.json",
-  },
-  args: setArgs,
-  async run({ rawArgs }) {
-    const { setConfig } = await import("./config-set.ts");
-    await setConfig(rawArgs);
-  },
-});
+const set = lazyCommand(
+  "set",
+  "Set a setting in config.json (validated first); api_key goes to keys.json",
+  setArgs,
+  async () => (await import("./config-set.ts")).setConfig,
+);
 
-const unset = defineCommand({
-  meta: { name: "unset", description: "Remove a setting (an api_key from keys.json)" },
-  args: unsetArgs,
-  async run({ rawArgs }) {
-    const { unsetConfig } = await import("./config-set.ts");
-    await unsetConfig(rawArgs);
-  },
-});
+const unset = lazyCommand(
+  "unset",
+  "Remove a setting (an api_key from keys.json)",
+  unsetArgs,
+  async () => (await import("./config-set.ts")).unsetConfig,
+);
 
-const path = defineCommand({
-  meta: { name: "path", description: "Where ion keeps its config, keys, project file, data and cache" },
-  args: pathArgs,
-  async run({ rawArgs }) {
-    const { printPaths } = await import("./config-show.ts");
-    await printPaths(rawArgs);
-  },
-});
+const path = lazyCommand(
+  "path",
+  "Where ion keeps its config, keys, project file, data and cache",
+  pathArgs,
+  async () => (await import("./config-show.ts")).printPaths,
+);
 
-const init = defineCommand({
-  meta: {
-    name: "init",
-    description: "First-time setup: pick a provider, a key and a model (needs a terminal)",
-  },
-  args: initArgs,
-  async run({ rawArgs }) {
-    const { initConfig } = await import("./config-set.ts");
-    await initConfig(rawArgs);
-  },
-});
+const init = lazyCommand(
+  "init",
+  "First-time setup: pick a provider, a key and a model (needs a terminal)",
+  initArgs,
+  async () => (await import("./config-set.ts")).initConfig,
+);
 
 const SUBCOMMANDS = { show, get, set, unset, path, init };
 
@@ -112,17 +91,6 @@ export default defineCommand({
   subCommands: SUBCOMMANDS,
   default: "show",
   setup({ rawArgs }) {
-    // citty would report an unknown subcommand as an internal error (exit 1); it is a usage error (64).
-    const at = rawArgs.findIndex((arg) => !arg.startsWith("-"));
-    const name = rawArgs[at];
-    const hint = `subcommands: ${Object.keys(SUBCOMMANDS).join(", ")}; see \`ion config --help\``;
-    if (name === undefined) return; // `ion config [--json]`: show checks its own flags
-    if (!Object.hasOwn(SUBCOMMANDS, name))
-      throw new IonError("usage", `unknown subcommand "${name}" for "ion config"`, { hint });
-    // citty would drop flags given before the subcommand's name.
-    if (at > 0)
-      throw new IonError("usage", `ion config: put ${rawArgs[0]} after the subcommand`, {
-        hint: `e.g. \`ion config ${name} ${rawArgs.slice(0, at).join(" ")}\`; ${hint}`,
-      });
+    guardSubcommand("config", rawArgs, SUBCOMMANDS);
   },
 });

@@ -1,5 +1,5 @@
 import { type ArgsDef, defineCommand } from "citty";
-import { IonError } from "../errors.ts";
+import { guardSubcommand, lazyCommand } from "./_shared.ts";
 
 /** Flag definitions only: `ion sessions --help` loads no store, codec or config. The work is in sessions-*.ts. */
 export const listArgs = {
@@ -22,57 +22,43 @@ export const exportArgs = {
   output: { type: "string", alias: "o", description: "Write the Markdown to this file instead of stdout" },
 } as const satisfies ArgsDef;
 
-const list = defineCommand({
-  meta: { name: "list", description: "Sessions of this directory, newest first (the default)" },
-  args: listArgs,
-  async run({ rawArgs }) {
-    const { listSessions } = await import("./sessions-list.ts");
-    await listSessions(rawArgs);
-  },
-});
+const list = lazyCommand(
+  "list",
+  "Sessions of this directory, newest first (the default)",
+  listArgs,
+  async () => (await import("./sessions-list.ts")).listSessions,
+);
 
-const show = defineCommand({
-  meta: { name: "show", description: "Print a whole transcript, compacted-away messages included" },
-  args: showArgs,
-  async run({ rawArgs }) {
-    const { showSession } = await import("./sessions-show.ts");
-    await showSession(rawArgs);
-  },
-});
+const show = lazyCommand(
+  "show",
+  "Print a whole transcript, compacted-away messages included",
+  showArgs,
+  async () => (await import("./sessions-show.ts")).showSession,
+);
 
-const rm = defineCommand({
-  meta: { name: "rm", description: "Delete one session" },
-  args: rmArgs,
-  async run({ rawArgs }) {
-    const { removeSession } = await import("./sessions-show.ts");
-    await removeSession(rawArgs);
-  },
-});
+const rm = lazyCommand(
+  "rm",
+  "Delete one session",
+  rmArgs,
+  async () => (await import("./sessions-show.ts")).removeSession,
+);
 
-const exportCommand = defineCommand({
-  meta: { name: "export", description: "A session as Markdown, on stdout or into a file" },
-  args: exportArgs,
-  async run({ rawArgs }) {
-    const { exportSession } = await import("./sessions-show.ts");
-    await exportSession(rawArgs);
-  },
-});
+const exportCommand = lazyCommand(
+  "export",
+  "A session as Markdown, on stdout or into a file",
+  exportArgs,
+  async () => (await import("./sessions-show.ts")).exportSession,
+);
 
 const SUBCOMMANDS = { list, show, rm, export: exportCommand };
 
 export default defineCommand({
   meta: { name: "sessions", description: "List, show, export and delete saved sessions" },
+  // Declared here too so that `ion sessions --json` reaches the default subcommand.
+  args: listArgs,
   subCommands: SUBCOMMANDS,
   default: "list",
   setup({ rawArgs }) {
-    // citty would report these as internal errors (exit 1); they are usage errors (exit 64).
-    const [name] = rawArgs;
-    const hint = `subcommands: ${Object.keys(SUBCOMMANDS).join(", ")}; see \`ion sessions --help\``;
-    if (name === undefined || Object.hasOwn(SUBCOMMANDS, name)) return;
-    if (name.startsWith("-"))
-      throw new IonError("usage", `ion sessions: name a subcommand before ${name}`, {
-        hint: `e.g. \`ion sessions list ${name}\`; ${hint}`,
-      });
-    throw new IonError("usage", `unknown subcommand "${name}" for "ion sessions"`, { hint });
+    guardSubcommand("sessions", rawArgs, SUBCOMMANDS);
   },
 });

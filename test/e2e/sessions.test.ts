@@ -216,7 +216,7 @@ describe("ion sessions list", () => {
       ["sessions", "list", "extra"],
       ["sessions", "list", "--all", "--cwd", "."],
       ["sessions", "frobnicate"],
-      ["sessions", "--json"],
+      ["sessions", "--bogus", "list"],
       ["sessions", "show"],
       ["sessions", "show", "a", "b"],
       ["sessions", "export", "a", "-o"],
