@@ -1,15 +1,13 @@
 import { join } from "node:path";
 import { removeKey } from "../config/edit.ts";
 import { writeKey } from "../config/load.ts";
-import { configDir } from "../config/paths.ts";
+import { configDir, type Env } from "../config/paths.ts";
 import { knownProviderIds, resolveProvider } from "../config/resolve.ts";
 import type { Config, Keys } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
 import { loadSettings } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
 import { loginArgs, logoutArgs } from "./providers.ts";
-
-type Env = Record<string, string | undefined>;
 
 function requireProvider(command: string, config: Config, id: unknown): string {
   const known = knownProviderIds(config);

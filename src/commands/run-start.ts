@@ -1,7 +1,9 @@
 import { environmentFacts, renderSystemPrompt } from "../agent/context.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { runAgent } from "../agent/loop.ts";
+import { modelFacts } from "../agent/model-facts.ts";
 import { createApprover, offeredTools, permissionMode } from "../agent/permissions.ts";
+import { openRunSession, type SessionChoice, sessionTitle } from "../agent/session.ts";
 import { loadConfig } from "../config/load.ts";
 import { dataDir } from "../config/paths.ts";
 import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
@@ -10,8 +12,7 @@ import { streamProvider } from "../providers/index.ts";
 import type { ThinkingLevel, UserBlock } from "../providers/types.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { buildUserContent } from "./run-input.ts";
-import { ensureModelConfigured, modelFacts } from "./run-model.ts";
-import { openRunSession, type SessionChoice, sessionTitle } from "./run-session.ts";
+import { ensureModelConfigured } from "./run-model.ts";
 
 export interface RunSetup {
   sessionId: string;

@@ -1,9 +1,9 @@
-import { SessionRecorder } from "../agent/recorder.ts";
 import { IonError } from "../errors.ts";
 import type { SessionEntry } from "../history/schema.ts";
 import { CorruptSessionError, SessionStore } from "../history/store.ts";
 import { modelView } from "../history/view.ts";
 import type { Message } from "../providers/types.ts";
+import { SessionRecorder } from "./recorder.ts";
 
 export interface SessionChoice {
   /** -c: the latest session of this cwd. */
@@ -56,7 +56,7 @@ async function expire(store: SessionStore, options: OpenOptions): Promise<void> 
   );
 }
 
-/** Picks the session a run continues or starts; never overwrites a corrupt file (it is moved aside). */
+/** Picks the session a run (or, later, a chat) continues or starts; never overwrites a corrupt file (it is moved aside). */
 export async function openRunSession(choice: SessionChoice, options: OpenOptions): Promise<RunSession> {
   if (choice.continueLatest && choice.resume !== undefined) {
     throw new IonError("usage", "--continue and --resume cannot be used together");
