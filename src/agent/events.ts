@@ -73,3 +73,8 @@ export type AgentEvent =
       method: "summary" | "dropped";
     }
   | { type: "result"; result: RunResult };
+
+/** The result object; `is_error` follows from the subtype, so no caller can make them disagree. */
+export function buildResult(fields: Omit<RunResult, "type" | "schema_version" | "is_error">): RunResult {
+  return { type: "result", schema_version: 1, ...fields, is_error: fields.subtype !== "success" };
+}

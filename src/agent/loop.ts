@@ -14,7 +14,13 @@ import type {
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
 import { compactMessages } from "./compact.ts";
-import type { AgentEvent, CompactTrigger, PermissionDenial, ResultSubtype, RunResult } from "./events.ts";
+import {
+  type AgentEvent,
+  buildResult,
+  type CompactTrigger,
+  type PermissionDenial,
+  type ResultSubtype,
+} from "./events.ts";
 import { contextEstimate } from "./tokens.ts";
 import { runToolBatch } from "./tool-batch.ts";
 
@@ -310,11 +316,8 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     yield { type: "tool_results", message: resultMessage };
   }
 
-  const result: RunResult = {
-    type: "result",
-    schema_version: 1,
+  const result = buildResult({
     subtype,
-    is_error: subtype !== "success",
     result: finalText,
     session_id: input.sessionId,
     provider: input.provider.id,
@@ -326,6 +329,6 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     total_cost_usd: input.price ? input.price(usage) : null,
     permission_denials: denials,
     errors,
-  };
+  });
   yield { type: "result", result };
 }

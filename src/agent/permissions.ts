@@ -1,4 +1,4 @@
-import type { AgentTool, ApprovalDecision, ApproveFn } from "../tools/types.ts";
+import { type AgentTool, type ApprovalDecision, type ApproveFn, mainArgument } from "../tools/types.ts";
 
 /**
  * Permission modes: `read` offers only read-only tools; `ask` (the default) runs read-only tools freely
@@ -25,7 +25,7 @@ export interface ApprovalPrompt {
 
 /** A one-line summary of what a call would do, for the approval question. */
 function describeCall(name: string, input: Record<string, unknown>): string {
-  const main = input.command ?? input.path ?? input.pattern;
+  const main = mainArgument(input);
   const text = typeof main === "string" ? main : JSON.stringify(input);
   const line = text.replace(/\s+/g, " ").trim();
   return `${name}: ${line.length > 120 ? `${line.slice(0, 119)}…` : line}`;

@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "citty";
-import type { AgentEvent, RunResult } from "../agent/events.ts";
+import { type AgentEvent, buildResult, type RunResult } from "../agent/events.ts";
 import { IonError } from "../errors.ts";
-import { THINKING_LEVELS } from "../providers/types.ts";
+import { emptyUsage, THINKING_LEVELS } from "../providers/types.ts";
 import { OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
 import { checkFlags, parseChoice, parsePositiveInt } from "./_shared.ts";
 import { runArgs } from "./run.ts";
@@ -26,11 +26,8 @@ function workspaceRoot(flag: string | undefined): string {
 /** Until a run has begun, failures still owe a json/stream-json consumer its one result object. */
 function setupFailure(err: unknown, sessionId: string): RunResult {
   const message = err instanceof Error ? err.message : String(err);
-  return {
-    type: "result",
-    schema_version: 1,
+  return buildResult({
     subtype: "error_during_execution",
-    is_error: true,
     result: "",
     session_id: sessionId,
     provider: "",
@@ -38,11 +35,11 @@ function setupFailure(err: unknown, sessionId: string): RunResult {
     num_turns: 0,
     duration_ms: 0,
     duration_api_ms: 0,
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    usage: emptyUsage(),
     total_cost_usd: null,
     permission_denials: [],
     errors: [message],
-  };
+  });
 }
 
 function exitFor(result: RunResult): void {

@@ -30,3 +30,8 @@ export type ApproveFn = (call: {
   name: string;
   input: Record<string, unknown>;
 }) => Promise<ApprovalDecision>;
+
+/** The argument that says what a call does (`bash` command, file path, search pattern), if it has one. */
+export function mainArgument(input: Record<string, unknown>): unknown {
+  return input.command ?? input.path ?? input.pattern;
+}

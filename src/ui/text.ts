@@ -1,11 +1,12 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
+import { mainArgument } from "../tools/types.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
 import { Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
 
 /** A short description of a tool call for its one progress line. */
 export function summarizeInput(input: Record<string, unknown>): string {
-  const first = input.command ?? input.path ?? input.pattern ?? Object.values(input)[0];
+  const first = mainArgument(input) ?? Object.values(input)[0];
   const text = typeof first === "string" ? first : first === undefined ? "" : JSON.stringify(first);
   const line = text.split("\n")[0] ?? "";
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
