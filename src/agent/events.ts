@@ -76,5 +76,7 @@ export type AgentEvent =
 
 /** The result object; `is_error` follows from the subtype, so no caller can make them disagree. */
 export function buildResult(fields: Omit<RunResult, "type" | "schema_version" | "is_error">): RunResult {
-  return { type: "result", schema_version: 1, ...fields, is_error: fields.subtype !== "success" };
+  const { subtype, ...rest } = fields;
+  // Field order as SPEC §6 lists it: subtype, is_error, then the rest.
+  return { type: "result", schema_version: 1, subtype, is_error: subtype !== "success", ...rest };
 }

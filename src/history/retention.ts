@@ -1,7 +1,7 @@
 import { mkdir, readdir, rename, stat, unlink, utimes } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { IonError } from "../errors.ts";
-import { errnoOf, messageOf } from "./io.ts";
+import { asIoError, errnoOf, messageOf } from "./io.ts";
 import { acquireLock, type SessionLock } from "./lock.ts";
 import { type LoadedSession, SESSION_FILE_SUFFIX, type SessionStore, type SessionSummary } from "./store.ts";
 import { entryTotals } from "./view.ts";
@@ -98,7 +98,7 @@ async function sessionTimes(store: SessionStore): Promise<Array<{ id: string; mt
     names = await readdir(store.dir);
   } catch (err) {
     if (errnoOf(err) === "ENOENT") return []; // nothing saved yet
-    throw err;
+    throw asIoError(err, `cannot list sessions in ${store.dir}`);
   }
   const ids = names
     .filter((name) => name.endsWith(SESSION_FILE_SUFFIX) && !name.startsWith("."))
@@ -187,7 +187,7 @@ async function purgeTrash(trash: string, cutoff: number, result: RetentionResult
     names = await readdir(trash);
   } catch (err) {
     if (errnoOf(err) === "ENOENT") return; // no trash yet
-    throw err;
+    throw asIoError(err, `cannot list the session trash in ${trash}`);
   }
   for (const name of names.sort()) {
     const path = join(trash, name);

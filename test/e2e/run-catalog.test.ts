@@ -61,6 +61,17 @@ describe("ion run with a cached catalogue", () => {
     expect(server.requests.length).toBe(before);
   });
 
+  test("the same unknown id from the config file is a configuration error (exit 1), not a usage error", async () => {
+    using box = new Sandbox();
+    await warmCatalog(box);
+    await box.writeConfig({ model: "openai/gpt-4o-mnii" });
+    const before = server.requests.length;
+    const run = await box.run(["run", "hi"], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('unknown model "openai/gpt-4o-mnii"');
+    expect(server.requests.length).toBe(before);
+  });
+
   test("without a cached catalogue the run goes ahead and the cost is unknown", async () => {
     using box = new Sandbox();
     server.enqueueReply("openai", { text: "no catalogue" });

@@ -241,6 +241,11 @@ describe("configuration and usage errors", () => {
     [["run", "--cwd", "/nonexistent/dir", "hi"], "--cwd /nonexistent/dir: not a directory"],
     [["run", ...MODEL], "no prompt given"],
     [["frobnicate"], 'unknown command "frobnicate"'],
+    [["run", ...MODEL, "-c", "-r", "0190", "hi"], "--continue and --resume cannot be used together"],
+    [
+      ["run", ...MODEL, "--no-session", "-c", "hi"],
+      "--no-session cannot be combined with --continue or --resume",
+    ],
   ])("usage error %p → exit 64", async (args, message) => {
     using box = new Sandbox();
     const run = await box.run(args, { env });
@@ -278,5 +283,33 @@ describe("help and version", () => {
     expect(runHelp.code).toBe(0);
     expect(runHelp.stdout).toContain("--output-format");
     expect(runHelp.stdout).not.toContain("\x1b[");
+  });
+});
+
+describe("sessions and settings that get in the way", () => {
+  test("a session that cannot be saved stops the run before any model request, in one line", async () => {
+    using box = new Sandbox();
+    // The sessions folder is a plain file: nothing can be listed or saved there.
+    await Bun.write(`${box.dataDir}/sessions`, "not a folder");
+    const before = server.requests.length;
+    const run = await box.run(["run", ...MODEL, "-o", "json", "hi"], { env });
+    expect(run.code).toBe(1);
+    expect(server.requests.length).toBe(before);
+    expect(run.stderr).toMatch(/^ion: cannot list sessions in \S+sessions \(ENOTDIR/);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(ResultSchema.parse(JSON.parse(run.stdout))).toMatchObject({ subtype: "error_during_execution" });
+  });
+
+  test("tools.disabled removes a tool from the request; an unknown name is a warning, not an error", async () => {
+    using box = new Sandbox();
+    await box.writeConfig({ tools: { disabled: ["bash", "bsah"] } });
+    server.enqueueReply("openai", { text: "ok" });
+    const run = await box.run(["run", ...MODEL, "hi"], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('tools.disabled names an unknown tool "bsah"');
+    const body = server.requests.at(-1)?.body as { tools: { function: { name: string } }[] };
+    const names = body.tools.map((t) => t.function.name);
+    expect(names).toContain("read_file");
+    expect(names).not.toContain("bash");
   });
 });
