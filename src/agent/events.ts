@@ -1,4 +1,11 @@
-import type { AssistantMessage, ProviderError, StopReason, Usage, UserMessage } from "../providers/types.ts";
+import type {
+  AssistantMessage,
+  Message,
+  ProviderError,
+  StopReason,
+  Usage,
+  UserMessage,
+} from "../providers/types.ts";
 
 /**
  * The one event stream every front end consumes: `run -o text|json|stream-json` and `chat` are
@@ -56,10 +63,13 @@ export type AgentEvent =
   | { type: "tool_end"; id: string; name: string; is_error: boolean; content: string; duration_ms: number }
   /** The results of one tool batch, sent back to the model as a user message. */
   | { type: "tool_results"; message: UserMessage }
+  /** A user message the loop added itself (a `beforeStop` seam asked the model to go on). */
+  | { type: "user_message"; message: UserMessage }
   | { type: "api_retry"; attempt: number; max_retries: number; delay_ms: number; error: ProviderError }
   /**
-   * The model's view was compacted: from here on it is a summary plus the last `kept` messages of the
-   * view before (the caller records this as a compaction entry; the originals stay in the session file).
+   * The model's view was compacted: from here on it is a summary plus the view before from `first_kept`
+   * on (`kept` messages; none when undefined). The session records this as a compaction entry naming
+   * that message's entry; the originals stay in the session file.
    * Token counts are estimates; `method` is "dropped" when summarising failed and the older part was
    * dropped instead (then `summary` says so).
    */
@@ -70,6 +80,8 @@ export type AgentEvent =
       post_tokens: number;
       summary: string;
       kept: number;
+      /** The first message of the old view that is kept (the same object the loop was given or reported). */
+      first_kept?: Message | undefined;
       method: "summary" | "dropped";
     }
   | { type: "result"; result: RunResult };
@@ -79,4 +91,10 @@ export function buildResult(fields: Omit<RunResult, "type" | "schema_version" | 
   const { subtype, ...rest } = fields;
   // Field order as SPEC §6 lists it: subtype, is_error, then the rest.
   return { type: "result", schema_version: 1, subtype, is_error: subtype !== "success", ...rest };
+}
+
+/** The same result turned into a failure: what ran is still counted, the errors say what went wrong. */
+export function failedResult(result: RunResult, errors: string[]): RunResult {
+  const { type: _type, schema_version: _version, is_error: _isError, ...fields } = result;
+  return buildResult({ ...fields, subtype: "error_during_execution", errors });
 }

@@ -6,13 +6,14 @@ import type {
   ResolvedProvider,
   StopReason,
   StreamFn,
+  TextBlock,
   ThinkingLevel,
   ToolResultBlock,
   ToolUseBlock,
   Usage,
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
-import type { AgentTool, ApproveFn } from "../tools/types.ts";
+import type { AgentTool, ApproveFn, ToolOutcome } from "../tools/types.ts";
 import { compactMessages } from "./compact.ts";
 import {
   type AgentEvent,
@@ -21,6 +22,7 @@ import {
   type PermissionDenial,
   type ResultSubtype,
 } from "./events.ts";
+import type { AuthorizeFn } from "./permissions.ts";
 import { contextEstimate } from "./tokens.ts";
 import { runToolBatch } from "./tool-batch.ts";
 
@@ -52,10 +54,34 @@ export interface AgentInput {
 
 export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
+/**
+ * What the loop is given rather than knows: the stream, and the seams extensions plug into (hooks,
+ * memory, plan) without the loop's body knowing they exist.
+ */
 export interface AgentDeps {
   stream: StreamFn;
-  /** Decides write/execute tool calls in mode `ask`; absent means deny. */
+  /**
+   * Decides every call of a known tool with valid arguments: may allow it (optionally with rewritten
+   * input) or deny it with the reason the model is told. Default: the permission mode, asking `approve`
+   * in mode `ask`.
+   */
+  authorize?: AuthorizeFn;
+  /** Asked by the default `authorize` for write/execute tools in mode `ask`; absent means deny. */
   approve?: ApproveFn;
+  /** After a tool ran (or was refused): may replace or annotate the outcome the model gets. */
+  afterTool?: (call: ToolUseBlock, outcome: ToolOutcome) => Promise<ToolOutcome>;
+  /**
+   * When the model has stopped (no tool calls): text returned here is sent to the model as a user
+   * message and the loop goes on (a Stop hook that blocks); undefined lets it stop.
+   */
+  beforeStop?: (finalText: string) => Promise<string | undefined>;
+  /** Before the view is compacted; may add what the summary should focus on. */
+  beforeCompact?: (trigger: CompactTrigger) => Promise<string | undefined>;
+  /**
+   * Context for the next request only (memory recall, the plan): text blocks added after the
+   * conversation in that request, never saved as part of it.
+   */
+  contextBlocks?: (messages: readonly Message[]) => Promise<TextBlock[]>;
   now?: () => number;
   log?: (line: string) => void;
 }
@@ -72,7 +98,7 @@ interface StepOutcome {
 /** Streams one model request, forwarding deltas and assembling the assistant message in arrival order. */
 async function* runStep(
   input: AgentInput,
-  messages: Message[],
+  view: Message[],
   deps: AgentDeps,
 ): AsyncGenerator<AgentEvent, StepOutcome> {
   const blocks: AssistantBlock[] = [];
@@ -83,6 +109,7 @@ async function* runStep(
   const last = () => blocks[blocks.length - 1];
 
   try {
+    const messages = deps.contextBlocks ? withContext(view, await deps.contextBlocks(view)) : view;
     const stream = deps.stream({
       provider: input.provider,
       model: input.model,
@@ -159,6 +186,15 @@ async function* runStep(
   };
 }
 
+/** The request's messages with extra context after the conversation: in its last user message, or a new one. */
+export function withContext(messages: Message[], blocks: TextBlock[]): Message[] {
+  if (blocks.length === 0) return messages;
+  const last = messages[messages.length - 1];
+  if (last?.role === "user")
+    return [...messages.slice(0, -1), { role: "user", content: [...last.content, ...blocks] }];
+  return [...messages, { role: "user", content: blocks }];
+}
+
 function textOf(message: AssistantMessage): string {
   return message.content
     .filter((b) => b.type === "text")
@@ -202,8 +238,10 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     // With no model reply yet there is nothing older to summarise: only the user's own request,
     // which must reach the model whole. An overflow then is reported as it is.
     if (!messages.some((m) => m.role === "assistant")) return false;
+    const focus = await deps.beforeCompact?.(trigger);
     const started = now();
     const compacted = await compactMessages({
+      ...(focus ? { focus } : {}),
       messages,
       system: input.system,
       provider: input.provider,
@@ -219,6 +257,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     apiMs += now() - started;
     usage = addUsage(usage, compacted.usage);
     if (input.signal.aborted) return false;
+    const firstKept = compacted.kept > 0 ? messages[messages.length - compacted.kept] : undefined;
     messages.splice(0, messages.length, ...compacted.messages);
     // The last request's usage measured the old view; until the next one, estimate the new view.
     lastUsage = undefined;
@@ -230,6 +269,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       post_tokens: compacted.tokensAfter,
       summary: compacted.summary,
       kept: compacted.kept,
+      first_kept: firstKept,
       method: compacted.method,
     };
     return true;
@@ -308,7 +348,14 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     yield { type: "assistant", message: step.message, stop_reason: step.stopReason, usage: step.usage };
 
     const calls = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
-    if (calls.length === 0) break;
+    if (calls.length === 0) {
+      const more = await deps.beforeStop?.(finalText);
+      if (more === undefined || input.signal.aborted) break;
+      const nudge: Message = { role: "user", content: [{ type: "text", text: more }] };
+      messages.push(nudge);
+      yield { type: "user_message", message: nudge };
+      continue;
+    }
 
     const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials, step.parseErrors);
     const resultMessage: Message = { role: "user", content: results };

@@ -1,4 +1,4 @@
-import { type AgentTool, type ApprovalDecision, type ApproveFn, mainArgument } from "../tools/types.ts";
+import type { AgentTool, ApproveFn } from "../tools/types.ts";
 
 /**
  * Permission modes: `read` offers only read-only tools; `ask` (the default) runs read-only tools freely
@@ -16,43 +16,42 @@ export function offeredTools(all: AgentTool[], mode: PermissionMode, disabled: s
   return all.filter((tool) => !disabled.includes(tool.spec.name) && (mode !== "read" || tool.readOnly));
 }
 
-export interface ApprovalPrompt {
-  /** Asks one question on the terminal and resolves with the answer line. */
-  ask(question: string): Promise<string>;
-  /** Called before asking, so a spinner or partial line can get out of the way. */
-  beforeAsk?: () => void;
+/** A tool call as `authorize` sees it. */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  readOnly: boolean;
 }
 
-/** A one-line summary of what a call would do, for the approval question. */
-function describeCall(name: string, input: Record<string, unknown>): string {
-  const main = mainArgument(input);
-  const text = typeof main === "string" ? main : JSON.stringify(input);
-  const line = text.replace(/\s+/g, " ").trim();
-  return `${name}: ${line.length > 120 ? `${line.slice(0, 119)}…` : line}`;
-}
+/** Allowed (with the input to run it with, when a seam rewrote it), or denied with what the model is told. */
+export type Authorization =
+  | { allow: true; input?: Record<string, unknown> }
+  | { allow: false; reason: string };
+
+export type AuthorizeFn = (call: ToolCallRequest) => Promise<Authorization>;
 
 /**
- * Approval for mode `ask`. Without a terminal to ask on, every call is denied at once — a headless
- * run never waits on a prompt; with one, the user answers yes, no, or always (for this run, per tool).
+ * The permission mode's decision: read-only tools run; in `auto` everything runs; in `ask` the
+ * approver decides (no approver: denied at once, so a headless run never waits). `mode` is read per
+ * call because a chat can change it between turns.
  */
-export function createApprover(prompt: ApprovalPrompt | undefined): ApproveFn {
-  const always = new Set<string>();
-  return async (call): Promise<ApprovalDecision> => {
-    if (!prompt) return "deny";
-    if (always.has(call.name)) return "allow";
-    prompt.beforeAsk?.();
-    for (;;) {
-      const answer = (
-        await prompt.ask(`Allow ${describeCall(call.name, call.input)}? [y]es / [n]o / [a]lways `)
-      )
-        .trim()
-        .toLowerCase();
-      if (answer === "y" || answer === "yes") return "allow";
-      if (answer === "n" || answer === "no" || answer === "") return "deny";
-      if (answer === "a" || answer === "always") {
-        always.add(call.name);
-        return "allow";
-      }
+export function createAuthorizer(mode: () => PermissionMode, approve?: ApproveFn): AuthorizeFn {
+  return async (call) => {
+    const current = mode();
+    if (call.readOnly || current === "auto") return { allow: true };
+    if (current === "ask" && approve) {
+      const answer = await approve({ id: call.id, name: call.name, input: call.input });
+      if (answer === "allow") return { allow: true };
     }
+    // Tell the model plainly so it stops retrying and reports what it wanted to do instead.
+    const why =
+      current === "read"
+        ? "the permission mode is read, so only read-only tools may run"
+        : "write and execute tools need the user's approval, and it was not given";
+    return {
+      allow: false,
+      reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
+    };
   };
 }

@@ -1,112 +1,444 @@
+import { loadConfig } from "../config/load.ts";
+import { dataDir, type Env } from "../config/paths.ts";
+import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
+import type { Config, Keys, Layer } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
-import type { SessionEntry } from "../history/schema.ts";
-import { CorruptSessionError, SessionStore } from "../history/store.ts";
-import { modelView } from "../history/view.ts";
-import type { Message } from "../providers/types.ts";
-import { SessionRecorder } from "./recorder.ts";
+import { SessionInUseError, SessionStore } from "../history/store.ts";
+import { streamProvider } from "../providers/index.ts";
+import type { ResolvedProvider, ThinkingLevel, Usage, UserBlock, UserMessage } from "../providers/types.ts";
+import { addUsage, emptyUsage } from "../providers/types.ts";
+import type { AgentTool, ApproveFn } from "../tools/types.ts";
+import { environmentFacts, renderSystemPrompt } from "./context.ts";
+import { Conversation } from "./conversation.ts";
+import { type AgentEvent, failedResult } from "./events.ts";
+import { type AgentDeps, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
+import { type ModelFacts, modelFacts } from "./model-facts.ts";
+import { createAuthorizer, offeredTools, type PermissionMode, permissionMode } from "./permissions.ts";
+import {
+  checkChoice,
+  chooseSession,
+  expireSessions,
+  type OpenedSession,
+  openSession,
+  type SessionChoice,
+  sessionTitle,
+} from "./session-file.ts";
+import { usageTotal } from "./tokens.ts";
 
-export interface SessionChoice {
-  /** -c: the latest session of this cwd. */
-  continueLatest: boolean;
-  /** -r ID: a given session (prefix of its id). */
-  resume: string | undefined;
-  /** --no-session: write nothing. */
-  noSession: boolean;
-}
+/**
+ * The agent session: everything a conversation needs, prepared once — configuration, provider and
+ * model, the model's facts, tools, permission mode, system prompt, the session file — and `turn()`
+ * many times. `ion run` is one turn of it, `ion chat` many; model, thinking, mode and preamble can
+ * change between turns. It owns the conversation (through `Conversation`), and saving is a sink
+ * beside the loop: each event is on disk before it is passed on.
+ */
 
-export interface RunSession {
-  id: string;
-  /** The model's view of the earlier conversation (empty for a new session). */
-  history: Message[];
-  recorder: SessionRecorder | undefined;
-}
-
-interface OpenOptions {
-  dataDir: string;
+export interface SessionOptions {
   cwd: string;
-  provider: string;
-  model: string;
-  title: string;
-  /** The id a new session gets. */
+  env: Env;
+  /** `-m provider/model`; otherwise a resumed session's model, else the configured one. */
+  model?: string | undefined;
+  thinking?: ThinkingLevel | undefined;
+  /** `--system`: replaces the configured preamble. */
+  system?: string | undefined;
+  /** -y: permission mode auto. */
+  yes: boolean;
+  /** --no-tools: offer no tools. */
+  noTools: boolean;
+  maxTurns: number;
+  choice: SessionChoice;
+  /** The id a new session gets (known before it is created, so failures can name it). */
   newId: string;
-  retentionDays: number;
+  /** Approves write/execute calls in mode `ask`; absent: they are denied at once. */
+  approve?: ApproveFn | undefined;
+  /** One-line notices for the user (resumed or repaired sessions, config warnings). */
   notice: (line: string) => void;
+  /** SDK and debug output (-v); silent when absent. */
+  log?: ((line: string) => void) | undefined;
+  /** With no model configured anywhere: runs the first-run flow, or throws the commands to run. */
+  ensureModel?: (() => Promise<void>) | undefined;
+  /** A chat skips a latest session that another ion holds (starting a new one) instead of failing. */
+  skipBusyLatest?: boolean;
 }
 
-function lastModel(header: { provider: string; model: string }, entries: readonly SessionEntry[]) {
-  let current = { provider: header.provider, model: header.model };
-  for (const entry of entries)
-    if (entry.type === "model_change") current = { provider: entry.provider, model: entry.model };
-  return current;
+/** What a session has spent in this process, for `/cost` and the status line. */
+export interface SessionTotals {
+  usage: Usage;
+  /** null once any turn's price was unknown. */
+  costUSD: number | null;
+  turns: number;
+  apiMs: number;
 }
 
-async function expire(store: SessionStore, options: OpenOptions): Promise<void> {
-  if (options.retentionDays <= 0) return;
-  const { applyRetention } = await import("../history/retention.ts");
-  const { moved } = await applyRetention({
-    store,
-    dataDir: options.dataDir,
-    days: options.retentionDays,
-    now: new Date(),
-  });
-  if (moved.length === 0) return;
-  const list = moved.map((s) => `${s.id} (${s.title})`).join(", ");
-  options.notice(
-    `moved ${moved.length} session(s) not used for ${options.retentionDays} days to the trash: ${list}`,
-  );
+interface ModelTarget {
+  provider: ResolvedProvider;
+  model: string;
+  facts: ModelFacts;
 }
 
-/** Picks the session a run (or, later, a chat) continues or starts; never overwrites a corrupt file (it is moved aside). */
-export async function openRunSession(choice: SessionChoice, options: OpenOptions): Promise<RunSession> {
-  if (choice.continueLatest && choice.resume !== undefined) {
-    throw new IonError("usage", "--continue and --resume cannot be used together");
-  }
-  if (choice.noSession) {
-    if (choice.continueLatest || choice.resume !== undefined) {
-      throw new IonError("usage", "--no-session cannot be combined with --continue or --resume");
-    }
-    return { id: options.newId, history: [], recorder: undefined };
-  }
-  const store = SessionStore.forDataDir(options.dataDir);
-  await expire(store, options);
+function saveError(err: unknown): IonError {
+  if (err instanceof IonError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new IonError("io", `could not save the session: ${message}`, { cause: err });
+}
 
-  let id: string | undefined;
-  if (choice.resume !== undefined) id = await store.resolveId(choice.resume);
-  else if (choice.continueLatest) {
-    id = await store.latestForCwd(options.cwd);
-    if (!id) options.notice("no earlier session in this directory; starting a new one");
+/** The prompt itself: the last text block (stdin and -f files are attached before it). */
+function promptText(content: UserBlock[]): string {
+  const last = content[content.length - 1];
+  return last?.type === "text" ? last.text : "";
+}
+
+export class AgentSession {
+  private config: Config;
+  private sources: Record<string, Layer>;
+  private keys: Keys;
+  private target: ModelTarget;
+  private conversation: Conversation;
+  /** The provider/model the session file last recorded; a turn with another records a model change. */
+  private fileModel: { provider: string; model: string } | undefined;
+  private sessionId: string;
+  private lastUsage: Usage | undefined;
+  private readonly builtins: AgentTool[];
+  readonly totals: SessionTotals = { usage: emptyUsage(), costUSD: 0, turns: 0, apiMs: 0 };
+  thinking: ThinkingLevel;
+  mode: PermissionMode;
+  /** The configured preamble, or `--system` / a chat's override. */
+  preamble: string | undefined;
+  readonly resumed: OpenedSession | undefined;
+
+  private constructor(
+    private readonly options: SessionOptions,
+    loaded: { config: Config; sources: Record<string, Layer>; keys: Keys },
+    target: ModelTarget,
+    private readonly store: SessionStore | undefined,
+    opened: OpenedSession | undefined,
+    builtins: AgentTool[],
+  ) {
+    this.config = loaded.config;
+    this.sources = loaded.sources;
+    this.keys = loaded.keys;
+    this.target = target;
+    this.resumed = opened;
+    this.sessionId = opened?.id ?? options.newId;
+    this.conversation = new Conversation(opened?.writer, opened?.view);
+    this.fileModel = opened?.lastModel;
+    this.thinking = resolveThinking(loaded.config, options.thinking);
+    this.mode = permissionMode(options.yes, loaded.config.permissions?.mode);
+    this.preamble = options.system ?? loaded.config.preamble;
+    this.builtins = builtins;
   }
 
-  if (id) {
+  /** Loads config, picks and opens the session file, resolves the model. Throws IonError for what the user must fix. */
+  static async open(options: SessionOptions): Promise<AgentSession> {
+    checkChoice(options.choice);
+    const { cwd, env, notice } = options;
+    let loaded = await loadConfig({ cwd, env });
+    for (const warning of loaded.warnings) notice(`warning: ${warning}`);
+
+    const store = options.choice.noSession ? undefined : SessionStore.forDataDir(dataDir(env));
+    if (store) await expireSessions(store, dataDir(env), loaded.config.history?.retention_days ?? 30, notice);
+    let opened: OpenedSession | undefined;
     try {
-      const { writer, loaded } = await store.openForAppend(id);
-      for (const warning of loaded.warnings) options.notice(warning);
-      const view = modelView(loaded.entries);
-      const previous = lastModel(loaded.header, loaded.entries);
-      const recorder = new SessionRecorder(writer, view.ns);
-      if (previous.provider !== options.provider || previous.model !== options.model) {
-        recorder.pendingModelChange = { provider: options.provider, model: options.model };
-      }
-      return { id, history: view.messages, recorder };
+      const id = store && (await chooseSession(store, options.choice, cwd, notice, options.skipBusyLatest));
+      if (store && id) opened = await openSession(store, id, notice);
     } catch (err) {
-      if (!(err instanceof CorruptSessionError)) throw err;
-      options.notice(
-        `session ${err.id} could not be read; moved it to ${err.movedTo} and started a new session`,
-      );
+      // A chat opening the latest session that another ion still holds starts a new one instead.
+      if (
+        !(options.skipBusyLatest && options.choice.resume === undefined && err instanceof SessionInUseError)
+      )
+        throw err;
+      notice(`${err.message}; starting a new session`);
+    }
+    try {
+      // A resumed session keeps the model it was held with unless -m says otherwise.
+      const spec =
+        options.model ?? (opened ? `${opened.lastModel.provider}/${opened.lastModel.model}` : undefined);
+      if (spec === undefined && !loaded.config.model && options.ensureModel) {
+        await options.ensureModel();
+        loaded = await loadConfig({ cwd, env });
+      }
+      const target = await resolveTarget(loaded, spec, env, options.model !== undefined);
+      const { builtinTools } = await import("../tools/index.ts");
+      const builtins = builtinTools();
+      for (const name of loaded.config.tools?.disabled ?? []) {
+        if (!builtins.some((t) => t.spec.name === name))
+          notice(`warning: tools.disabled names an unknown tool "${name}"`);
+      }
+      return new AgentSession(options, loaded, target, store, opened, builtins);
+    } catch (err) {
+      await opened?.writer.close();
+      throw err;
     }
   }
-  const writer = await store.create({
-    id: options.newId,
-    cwd: options.cwd,
-    provider: options.provider,
-    model: options.model,
-    title: options.title,
-  });
-  return { id: writer.id, history: [], recorder: new SessionRecorder(writer, []) };
+
+  get id(): string {
+    return this.sessionId;
+  }
+
+  get provider(): ResolvedProvider {
+    return this.target.provider;
+  }
+
+  get model(): string {
+    return this.target.model;
+  }
+
+  get contextWindow(): number | undefined {
+    return this.target.facts.contextWindow;
+  }
+
+  get cwd(): string {
+    return this.options.cwd;
+  }
+
+  get configuration(): Config {
+    return this.config;
+  }
+
+  /** Whether this session saves anything (`--no-session` does not). */
+  get saving(): boolean {
+    return this.store !== undefined;
+  }
+
+  /** Tokens the next request starts from: the last request's whole input and output, when reported. */
+  get contextUsed(): number | undefined {
+    return this.lastUsage && usageTotal(this.lastUsage) > 0 ? usageTotal(this.lastUsage) : undefined;
+  }
+
+  /** The messages the model sees now. */
+  messages() {
+    return this.conversation.messages();
+  }
+
+  tools(): AgentTool[] {
+    if (this.options.noTools) return [];
+    return offeredTools(this.builtins, this.mode, this.config.tools?.disabled ?? []);
+  }
+
+  /** The system prompt for the next request; byte-identical between turns unless an input changed. */
+  systemPrompt(): string {
+    return renderSystemPrompt({
+      ...environmentFacts(this.options.cwd, this.options.env),
+      preamble: this.preamble,
+      tools: this.tools().map((t) => t.spec.name),
+    });
+  }
+
+  /** Switches provider/model for the next turns (`/model`); throws IonError for an unknown one. */
+  async setModel(spec: string): Promise<void> {
+    this.target = await resolveTarget(
+      { config: this.config, sources: this.sources, keys: this.keys },
+      spec,
+      this.options.env,
+      true,
+    );
+    this.lastUsage = undefined;
+  }
+
+  /**
+   * One user message and everything the agent does about it, as events; always ends with one
+   * `result`. Failing to save the user's message throws (nothing was sent); failing to save later
+   * stops the turn, and the result says why.
+   */
+  async *turn(content: UserBlock[], signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    const message: UserMessage = { role: "user", content };
+    try {
+      await this.ensureFile(promptText(content));
+      const { provider, model } = this;
+      if (this.fileModel && (this.fileModel.provider !== provider.id || this.fileModel.model !== model))
+        this.conversation.modelChanged(provider.id, model);
+      await this.conversation.addUser(message);
+      if (this.conversation.saving) this.fileModel = { provider: provider.id, model };
+    } catch (err) {
+      throw saveError(err);
+    }
+
+    const stop = new AbortController();
+    let saveFailure: IonError | undefined;
+    const events = runAgent(
+      {
+        sessionId: this.id,
+        cwd: this.options.cwd,
+        provider: this.provider,
+        model: this.model,
+        system: this.systemPrompt(),
+        messages: this.conversation.messages(),
+        contextWindow: this.contextWindow,
+        price: this.target.facts.price,
+        compactThreshold: this.config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
+        thinking: this.thinking,
+        tools: this.tools(),
+        permissionMode: this.mode,
+        workspaceAllow: this.config.workspace?.allow ?? [],
+        maxTurns: this.options.maxTurns,
+        signal: AbortSignal.any([signal, stop.signal]),
+      },
+      this.deps(),
+    );
+    for await (const event of events) {
+      if (!saveFailure) {
+        try {
+          // Saved before it is shown: a step the user sees as complete is already on disk.
+          await this.conversation.record(event);
+        } catch (err) {
+          saveFailure = saveError(err);
+          stop.abort();
+        }
+      }
+      if (event.type === "result") {
+        const result = saveFailure ? failedResult(event.result, [saveFailure.message]) : event.result;
+        this.count(result);
+        yield { type: "result", result };
+        continue;
+      }
+      if (event.type === "assistant") this.lastUsage = event.usage;
+      if (event.type === "compact_boundary") this.lastUsage = undefined;
+      yield event;
+    }
+  }
+
+  /**
+   * `/compact [focus]`: summarises the older part of the conversation now. Yields the
+   * compact_boundary (recorded first); throws IonError when there is nothing to compact yet.
+   */
+  async *compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    const messages = this.conversation.messages();
+    if (!messages.some((m) => m.role === "assistant"))
+      throw new IonError("usage", "nothing to compact yet: the conversation has no answer");
+    const { compactMessages } = await import("./compact.ts");
+    const tools = this.tools().map((t) => t.spec);
+    const system = this.systemPrompt();
+    const started = Date.now();
+    const compacted = await compactMessages({
+      messages,
+      system,
+      provider: this.provider,
+      model: this.model,
+      stream: streamProvider,
+      signal,
+      window: this.contextWindow,
+      trigger: "manual",
+      tools,
+      ...(focus?.trim() ? { focus: focus.trim() } : {}),
+      ...(this.contextUsed !== undefined ? { tokensBefore: this.contextUsed } : {}),
+      ...(this.options.log ? { log: this.options.log } : {}),
+    });
+    const price = this.target.facts.price(compacted.usage);
+    this.count({
+      usage: compacted.usage,
+      total_cost_usd: price,
+      num_turns: 0,
+      duration_api_ms: Date.now() - started,
+    });
+    if (signal.aborted) return;
+    const event: AgentEvent = {
+      type: "compact_boundary",
+      trigger: "manual",
+      pre_tokens: compacted.tokensBefore,
+      post_tokens: compacted.tokensAfter,
+      summary: compacted.summary,
+      kept: compacted.kept,
+      first_kept: compacted.kept > 0 ? messages[messages.length - compacted.kept] : undefined,
+      method: compacted.method,
+    };
+    await this.conversation.record(event);
+    this.lastUsage = undefined;
+    yield event;
+  }
+
+  /** `/clear`: a new, empty session from the next turn on; the old one stays saved. */
+  async clear(): Promise<void> {
+    await this.conversation.close();
+    this.conversation = new Conversation(undefined);
+    this.sessionId = Bun.randomUUIDv7();
+    this.fileModel = undefined;
+    this.lastUsage = undefined;
+  }
+
+  /**
+   * `/resume ID`: continues another saved session (id or unique prefix) with the model it was held
+   * with. Returns how many messages it has. The current session is released only once the other opened.
+   */
+  async resume(prefix: string): Promise<OpenedSession> {
+    if (!this.store) throw new IonError("usage", "this chat saves nothing (--no-session): nothing to resume");
+    const id = await this.store.resolveId(prefix);
+    if (id === this.sessionId) throw new IonError("usage", `session ${id} is the current one`);
+    const opened = await openSession(this.store, id, this.options.notice);
+    if (!opened) throw new IonError("io", `session ${id} could not be read`);
+    try {
+      const { provider, model } = opened.lastModel;
+      await this.setModel(`${provider}/${model}`).catch((err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err);
+        this.options.notice(`keeping ${this.provider.id}/${this.model}: ${why}`);
+      });
+    } finally {
+      await this.conversation.close();
+    }
+    this.conversation = new Conversation(opened.writer, opened.view);
+    this.sessionId = opened.id;
+    this.fileModel = opened.lastModel;
+    this.lastUsage = undefined;
+    return opened;
+  }
+
+  /** Saved sessions, newest first (for `/sessions` and the `/resume` picker). */
+  async listSessions(onlyHere = false) {
+    if (!this.store) return [];
+    return this.store.list(onlyHere ? { cwd: this.options.cwd } : {});
+  }
+
+  /** Releases the session file's lock. */
+  close(): Promise<void> {
+    return this.conversation.close();
+  }
+
+  private deps(): AgentDeps {
+    return {
+      stream: streamProvider,
+      authorize: createAuthorizer(() => this.mode, this.options.approve),
+      ...(this.options.log ? { log: this.options.log } : {}),
+    };
+  }
+
+  private count(result: {
+    usage: Usage;
+    total_cost_usd: number | null;
+    num_turns: number;
+    duration_api_ms: number;
+  }) {
+    const totals = this.totals;
+    totals.usage = addUsage(totals.usage, result.usage);
+    totals.costUSD =
+      totals.costUSD === null || result.total_cost_usd === null
+        ? null
+        : totals.costUSD + result.total_cost_usd;
+    totals.turns += result.num_turns;
+    totals.apiMs += result.duration_api_ms;
+  }
+
+  /** A new session's file is created with its first turn (an empty chat leaves nothing behind). */
+  private async ensureFile(prompt: string): Promise<void> {
+    if (!this.store || this.conversation.saving) return;
+    const writer = await this.store.create({
+      id: this.sessionId,
+      cwd: this.options.cwd,
+      provider: this.provider.id,
+      model: this.model,
+      title: sessionTitle(prompt),
+    });
+    this.conversation.attach(writer);
+    this.fileModel = { provider: this.provider.id, model: this.model };
+  }
 }
 
-/** A session's title: the first line the user typed, shortened. */
-export function sessionTitle(prompt: string): string {
-  const line = prompt.trim().split("\n")[0]?.trim() ?? "";
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line || "(untitled)";
+async function resolveTarget(
+  loaded: { config: Config; sources: Record<string, Layer>; keys: Keys },
+  spec: string | undefined,
+  env: Env,
+  fromFlag: boolean,
+): Promise<ModelTarget> {
+  const { providerId, model } = resolveModel(loaded.config, spec, loaded.sources);
+  const provider = resolveProvider(loaded.config, providerId, env, loaded.keys);
+  const facts = await modelFacts(loaded.config, provider, model, env, fromFlag);
+  return { provider, model, facts };
 }

@@ -2,8 +2,11 @@ import type { ToolResultBlock, ToolUseBlock } from "../providers/types.ts";
 import type { AgentTool, ToolOutcome } from "../tools/types.ts";
 import type { AgentEvent, PermissionDenial } from "./events.ts";
 import type { AgentDeps, AgentInput } from "./loop.ts";
+import { createAuthorizer } from "./permissions.ts";
 
-type Decision = { run: true; tool: AgentTool } | { run: false; outcome: ToolOutcome; denied: boolean };
+type Decision =
+  | { run: true; tool: AgentTool; input: Record<string, unknown> }
+  | { run: false; outcome: ToolOutcome; denied: boolean };
 
 const NOT_RUN: ToolOutcome = { content: "not run: the run was interrupted", is_error: true };
 
@@ -30,29 +33,25 @@ async function decide(
       outcome: { content: `invalid arguments for ${call.name}: ${parseError}`, is_error: true },
     };
   }
-  if (tool.readOnly || input.permissionMode === "auto") return { run: true, tool };
-  if (input.permissionMode === "ask" && deps.approve) {
-    const answer = await deps.approve({ id: call.id, name: call.name, input: call.input });
-    if (answer === "allow") return { run: true, tool };
-  }
-  // Tell the model plainly so it stops retrying and reports what it wanted to do instead.
-  const why =
-    input.permissionMode === "read"
-      ? "the permission mode is read, so only read-only tools may run"
-      : "write and execute tools need the user's approval, and it was not given";
-  return {
-    run: false,
-    denied: true,
-    outcome: {
-      content: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
-      is_error: true,
-    },
-  };
+  const authorize = deps.authorize ?? createAuthorizer(() => input.permissionMode, deps.approve);
+  const verdict = await authorize({
+    id: call.id,
+    name: call.name,
+    input: call.input,
+    readOnly: tool.readOnly,
+  });
+  if (verdict.allow) return { run: true, tool, input: verdict.input ?? call.input };
+  return { run: false, denied: true, outcome: { content: verdict.reason, is_error: true } };
 }
 
-async function execute(tool: AgentTool, call: ToolUseBlock, input: AgentInput): Promise<ToolOutcome> {
+async function execute(
+  tool: AgentTool,
+  call: ToolUseBlock,
+  args: Record<string, unknown>,
+  input: AgentInput,
+): Promise<ToolOutcome> {
   try {
-    return await tool.execute(call.input, {
+    return await tool.execute(args, {
       cwd: input.cwd,
       allow: input.workspaceAllow ?? [],
       signal: input.signal,
@@ -64,6 +63,17 @@ async function execute(tool: AgentTool, call: ToolUseBlock, input: AgentInput): 
       is_error: true,
     };
   }
+}
+
+/** Runs an allowed call, then lets the `afterTool` seam see (and possibly change) the outcome. */
+async function settle(
+  decision: Decision,
+  call: ToolUseBlock,
+  input: AgentInput,
+  deps: AgentDeps,
+): Promise<ToolOutcome> {
+  const outcome = decision.run ? await execute(decision.tool, call, decision.input, input) : decision.outcome;
+  return deps.afterTool ? deps.afterTool(call, outcome) : outcome;
 }
 
 /**
@@ -106,7 +116,9 @@ export async function* runToolBatch(
         const started = now();
         if (input.signal.aborted) return { outcome: NOT_RUN, durationMs: 0 };
         const decision = await decide(call, input, deps, parseErrors.get(call.id));
-        const outcome = decision.run ? await execute(decision.tool, call, input) : decision.outcome;
+        if (!decision.run && decision.denied)
+          denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
+        const outcome = await settle(decision, call, input, deps);
         return { outcome, durationMs: now() - started };
       }),
     );
@@ -127,7 +139,7 @@ export async function* runToolBatch(
     yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
     // Timed from after the approval question: the duration is the tool's, not the user's.
     const started = now();
-    const outcome = decision.run ? await execute(decision.tool, call, input) : decision.outcome;
+    const outcome = await settle(decision, call, input, deps);
     yield finish(call, outcome, now() - started);
   }
   return results;

@@ -2,15 +2,17 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "citty";
 import { type AgentEvent, buildResult, type RunResult } from "../agent/events.ts";
+import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
 import { emptyUsage, THINKING_LEVELS } from "../providers/types.ts";
 import { OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
 import { checkFlags, parseChoice, parsePositiveInt } from "./_shared.ts";
+import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { runArgs } from "./run.ts";
 
 const DEFAULT_MAX_TURNS = 50;
 
-function workspaceRoot(flag: string | undefined): string {
+export function workspaceRoot(flag: string | undefined): string {
   if (!flag) return process.cwd();
   const dir = resolve(flag);
   let isDir = false;
@@ -56,16 +58,28 @@ function exitFor(result: RunResult): void {
   }
 }
 
+/** SIGINT/SIGTERM cancel the run; the loop then ends with an interrupted result. */
+function cancelOnSignals(controller: AbortController): () => void {
+  const cancel = () => controller.abort();
+  process.on("SIGINT", cancel);
+  process.on("SIGTERM", cancel);
+  return () => {
+    process.off("SIGINT", cancel);
+    process.off("SIGTERM", cancel);
+  };
+}
+
+/** `ion run`: one turn of an agent session, rendered in the chosen format. */
 export async function executeRun(rawArgs: string[]): Promise<void> {
   const repeated = checkFlags("run", rawArgs, runArgs, ["file"]);
   const args = parseArgs(rawArgs, runArgs);
   const format = parseChoice<OutputFormat>("--output-format", String(args["output-format"]), OUTPUT_FORMATS);
-  const sessionId = Bun.randomUUIDv7();
-  const { startRun } = await import("./run-start.ts");
+  const newId = Bun.randomUUIDv7();
   const { createRenderer } = await import("../ui/renderer.ts");
   const { colorEnabled } = await import("../ui/style.ts");
   const stdoutIsTTY = process.stdout.isTTY === true;
   const stderrIsTTY = process.stderr.isTTY === true;
+  const stdinIsTTY = process.stdin.isTTY === true;
   const verbose = args.verbose === true;
   const renderer: Renderer = await createRenderer(format, {
     stdout: process.stdout,
@@ -77,36 +91,69 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
     partial: args.partial === true,
     color: colorEnabled(stderrIsTTY),
   });
+  const log = verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+  routeConsole(log);
+  routeProcessWarnings(log);
 
+  let session: AgentSession | undefined;
   let events: AsyncIterable<AgentEvent>;
+  const controller = new AbortController();
+  const release = cancelOnSignals(controller);
+  // Ask only on a terminal: a headless run is denied at once and never waits on a prompt.
+  const prompt = stdinIsTTY
+    ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.())
+    : undefined;
   try {
     const cwd = workspaceRoot(args.cwd);
     const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
     const maxTurns = args["max-turns"]
       ? parsePositiveInt("--max-turns", args["max-turns"])
       : DEFAULT_MAX_TURNS;
-    events = await startRun({
-      sessionId,
+    const { AgentSession } = await import("../agent/session.ts");
+    const { createApprover } = await import("../ui/approval.ts");
+    const { ensureModelConfigured } = await import("./run-model.ts");
+    const env = process.env;
+    session = await AgentSession.open({
       cwd,
-      prompt: args._.join(" "),
-      files: repeated.file ?? [],
+      env,
       model: args.model,
       thinking,
       system: args.system,
-      maxTurns,
-      verbose,
       yes: args.yes === true,
       noTools: args.tools === false,
-      suspendOutput: () => renderer.suspend?.(),
-      interactive: format === "text" && process.stdin.isTTY === true && stdoutIsTTY,
-      session: {
+      maxTurns,
+      newId,
+      approve: prompt ? createApprover(prompt) : undefined,
+      notice: (line) => process.stderr.write(`ion: ${line}\n`),
+      log,
+      // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
+      ensureModel: () =>
+        ensureModelConfigured({
+          interactive: format === "text" && stdinIsTTY && stdoutIsTTY,
+          cwd,
+          env,
+        }),
+      choice: {
         continueLatest: args.continue === true,
         resume: args.resume,
         noSession: args.session === false,
       },
     });
+    const { buildUserContent } = await import("./run-input.ts");
+    const content = await buildUserContent({
+      prompt: args._.join(" "),
+      files: repeated.file ?? [],
+      cwd,
+      stdinIsTTY,
+      readStdin: () => Bun.stdin.text(),
+    });
+    events = session.turn(content, controller.signal);
   } catch (err) {
-    if (format !== "text") renderer.onEvent({ type: "result", result: setupFailure(err, sessionId) });
+    prompt?.close();
+    release();
+    await session?.close();
+    if (format !== "text")
+      renderer.onEvent({ type: "result", result: setupFailure(err, session?.id ?? newId) });
     throw err;
   }
 
@@ -116,8 +163,15 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       renderer.onEvent(event);
       if (event.type === "result") result = event.result;
     }
+  } catch (err) {
+    // The user's message could not be saved: nothing was sent, and a json consumer still gets its result.
+    if (format !== "text") renderer.onEvent({ type: "result", result: setupFailure(err, session.id) });
+    throw err;
   } finally {
     renderer.close();
+    prompt?.close();
+    release();
+    await session.close();
   }
   if (!result) throw new IonError("internal", "the run ended without a result");
   exitFor(result);

@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { IonError } from "../errors.ts";
 import { errnoOf, messageOf } from "./io.ts";
+import { SessionInUseError } from "./session-errors.ts";
 
 /**
  * One writer per session: `<dir>/<id>.lock`, created with O_EXCL, holds `<pid> <start>` — the pid
@@ -43,9 +44,7 @@ export async function acquireLock(path: string, id: string): Promise<SessionLock
     const seen = await readOwnerWaiting(path);
     if (seen === undefined) continue; // released meanwhile: try again
     if (seen.owner && isHolderAlive(seen.owner)) {
-      throw new IonError("io", `session ${id} is in use by another ion process (pid ${seen.owner.pid})`, {
-        hint: "wait for it to finish, or start a new session",
-      });
+      throw new SessionInUseError(id, seen.owner.pid);
     }
     takeOver(path, seen.text);
   }

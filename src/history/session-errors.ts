@@ -30,3 +30,13 @@ export class NewerSessionFormatError extends IonError {
     this.version = version;
   }
 }
+
+/** Another live ion process holds the session's lock. */
+export class SessionInUseError extends IonError {
+  constructor(id: string, pid: number) {
+    super("io", `session ${id} is in use by another ion process (pid ${pid})`, {
+      hint: "wait for it to finish, or start a new session",
+    });
+    this.name = "SessionInUseError";
+  }
+}

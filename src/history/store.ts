@@ -15,7 +15,7 @@ import { FileSessionWriter, linesRecord, type SessionWriter } from "./writer.ts"
 
 export { migrateHeader } from "./decode.ts";
 export type { ListOptions, SessionSummary } from "./listing.ts";
-export { CorruptSessionError, NewerSessionFormatError } from "./session-errors.ts";
+export { CorruptSessionError, NewerSessionFormatError, SessionInUseError } from "./session-errors.ts";
 export type { SessionWriter } from "./writer.ts";
 
 /**

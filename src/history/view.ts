@@ -47,7 +47,7 @@ export function modelView(entries: readonly SessionEntry[]): ModelView {
  * A run cut short can leave an assistant tool call without its result (or a result without its call);
  * providers reject both, so the view drops such halves. The file keeps them.
  */
-function dropDanglingToolUse(messages: Message[], ns: number[]): Message[] {
+export function dropDanglingToolUse(messages: Message[], ns?: number[]): Message[] {
   const answered = new Set<string>();
   const asked = new Set<string>();
   for (const m of messages) {
@@ -64,10 +64,11 @@ function dropDanglingToolUse(messages: Message[], ns: number[]): Message[] {
         ? m.content.filter((b) => b.type !== "tool_use" || answered.has(b.id))
         : m.content.filter((b) => b.type !== "tool_result" || asked.has(b.tool_use_id));
     if (content.length === 0) return;
-    out.push({ ...m, content } as Message);
-    keptNs.push(ns[i]!);
+    // Unchanged messages stay the same objects: the session finds compaction cuts by identity.
+    out.push(content.length === m.content.length ? m : ({ ...m, content } as Message));
+    if (ns) keptNs.push(ns[i]!);
   });
-  ns.splice(0, ns.length, ...keptNs);
+  ns?.splice(0, ns.length, ...keptNs);
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { ApprovalPrompt } from "../agent/permissions.ts";
+import type { ApprovalPrompt } from "./approval.ts";
 
 /** Asks on stderr and reads the answer from the terminal on stdin. Ctrl+D or a closed stdin means no. */
 export function terminalPrompt(beforeAsk?: () => void): ApprovalPrompt & { close(): void } {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createApprover, offeredTools, permissionMode } from "../../src/agent/permissions.ts";
+import { createAuthorizer, offeredTools, permissionMode } from "../../src/agent/permissions.ts";
 import type { AgentTool } from "../../src/tools/types.ts";
 
 function tool(name: string, readOnly: boolean): AgentTool {
@@ -27,43 +27,27 @@ describe("permission mode", () => {
   });
 });
 
-describe("approval", () => {
-  const call = { id: "call_1", name: "bash", input: { command: "rm -rf build" } };
+describe("authorize", () => {
+  const call = { id: "call_1", name: "bash", input: { command: "ls" }, readOnly: false };
 
-  test("with nobody to ask, every call is denied at once", async () => {
-    expect(await createApprover(undefined)(call)).toBe("deny");
+  test("read-only calls run in every mode; auto runs everything; read denies the rest", async () => {
+    expect(await createAuthorizer(() => "read")({ ...call, readOnly: true })).toEqual({ allow: true });
+    expect(await createAuthorizer(() => "auto")(call)).toEqual({ allow: true });
+    const denied = await createAuthorizer(() => "read")(call);
+    expect(denied.allow).toBe(false);
+    if (!denied.allow) expect(denied.reason).toContain("the permission mode is read");
   });
 
-  test("yes / no / always, with the question naming the tool and its command", async () => {
-    const questions: string[] = [];
-    const answers = ["y", "no", "maybe", "a"];
-    let suspended = 0;
-    const approve = createApprover({
-      ask: async (question) => {
-        questions.push(question);
-        return answers.shift() ?? "";
-      },
-      beforeAsk: () => {
-        suspended++;
-      },
-    });
-    expect(await approve(call)).toBe("allow");
-    expect(await approve(call)).toBe("deny");
-    // "maybe" is asked again, then "a" allows this tool for the rest of the run without asking.
-    expect(await approve(call)).toBe("allow");
-    expect(await approve(call)).toBe("allow");
-    expect(await approve({ ...call, input: { command: "ls" } })).toBe("allow");
-    expect(questions).toHaveLength(4);
-    expect(questions[0]).toBe("Allow bash: rm -rf build? [y]es / [n]o / [a]lways ");
-    expect(suspended).toBe(3);
-  });
-
-  test("always is per tool; an empty answer (Ctrl+D) is no", async () => {
-    const answers = ["always", ""];
-    const approve = createApprover({ ask: async () => answers.shift() ?? "" });
-    expect(await approve(call)).toBe("allow");
-    expect(await approve({ id: "call_2", name: "write_file", input: { path: "a.txt", content: "x" } })).toBe(
-      "deny",
+  test("ask follows the approver and reads the mode per call (a chat can change it)", async () => {
+    let mode: "ask" | "auto" = "ask";
+    const authorize = createAuthorizer(
+      () => mode,
+      async () => "deny",
     );
+    const first = await authorize(call);
+    expect(first.allow).toBe(false);
+    if (!first.allow) expect(first.reason).toContain("need the user's approval");
+    mode = "auto";
+    expect(await authorize(call)).toEqual({ allow: true });
   });
 });

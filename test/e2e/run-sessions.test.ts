@@ -120,6 +120,28 @@ describe("continuing sessions", () => {
     expect(sessionFiles(box)).toHaveLength(1);
   });
 
+  test("-c and -r keep the session's model when no -m is given and none is configured", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "Noted." });
+    const first = await box.run(["run", "-m", "openai/gpt-4o", "-o", "json", "Remember 42."], { env });
+    const id = ResultSchema.parse(JSON.parse(first.stdout)).session_id;
+    server.enqueueReply("openai", { text: "42." });
+    const second = await box.run(["run", "-c", "-o", "json", "What number?"], { env });
+    expect(second.code).toBe(0);
+    expect(ResultSchema.parse(JSON.parse(second.stdout))).toMatchObject({ session_id: id, model: "gpt-4o" });
+    expect((server.requests.at(-1)!.body as { model: string }).model).toBe("gpt-4o");
+    server.enqueueReply("openai", { text: "Still 42." });
+    const third = await box.run(["run", "-r", id.slice(0, 12), "-m", "openai/gpt-4o-mini", "And now?"], {
+      env,
+    });
+    expect(third.code).toBe(0);
+    expect((server.requests.at(-1)!.body as { model: string }).model).toBe("gpt-4o-mini");
+    const lines = decode(box, id);
+    expect(lines.filter((l) => l.type === "model_change")).toEqual([
+      expect.objectContaining({ provider: "openai", model: "gpt-4o-mini" }),
+    ]);
+  });
+
   test("-c in a directory without a session starts one and says so", async () => {
     using box = new Sandbox();
     server.enqueueReply("openai", { text: "fresh" });

@@ -1,0 +1,154 @@
+import type { SessionWriter } from "../history/store.ts";
+import { dropDanglingToolUse, type ModelView, summaryMessage } from "../history/view.ts";
+import type { Message, StopReason, Usage, UserMessage } from "../providers/types.ts";
+import type { AgentEvent } from "./events.ts";
+
+/**
+ * The conversation of an agent session, as the model sees it, and its one owner. The loop reports the
+ * messages it adds (`assistant`, `tool_results`) and compactions (naming the first kept message); the
+ * conversation appends them and, when the session has a file, saves each before it is shown — saving
+ * is a sink beside the loop, not a wrapper around it.
+ */
+
+interface ViewEntry {
+  message: Message;
+  /** The entry number in the session file; -1 for a compaction summary, undefined when nothing is saved. */
+  n: number | undefined;
+}
+
+export class Conversation {
+  private view: ViewEntry[];
+  private readonly origin = new WeakMap<Message, ViewEntry>();
+  /** Saved with the next user message when the session now uses another model than it last did. */
+  private pendingModelChange: { provider: string; model: string } | undefined;
+
+  constructor(
+    private writer: SessionWriter | undefined,
+    initial: ModelView = { messages: [], ns: [], compaction: undefined },
+  ) {
+    this.view = initial.messages.map((message, i) => ({ message, n: initial.ns[i] }));
+  }
+
+  get saving(): boolean {
+    return this.writer !== undefined;
+  }
+
+  /** Binds a file created after the conversation began (a new session's file is made on its first turn). */
+  attach(writer: SessionWriter): void {
+    this.writer = writer;
+  }
+
+  /** The messages to send, without tool calls that lost their results to an interrupt (providers reject them). */
+  messages(): Message[] {
+    const indices = this.view.map((_, i) => i);
+    const sent = dropDanglingToolUse(
+      this.view.map((e) => e.message),
+      indices,
+    );
+    // A trimmed message is a copy: remember where it came from, so a compaction that keeps it is placed.
+    for (const [j, message] of sent.entries()) this.origin.set(message, this.view[indices[j]!]!);
+    return sent;
+  }
+
+  get length(): number {
+    return this.view.length;
+  }
+
+  modelChanged(provider: string, model: string): void {
+    this.pendingModelChange = { provider, model };
+  }
+
+  /** Saves the user's message before any model request: what the user typed is never lost. */
+  async addUser(message: UserMessage): Promise<void> {
+    const change = this.pendingModelChange;
+    if (!this.writer) {
+      this.view.push({ message, n: undefined });
+      this.pendingModelChange = undefined;
+      return;
+    }
+    const saved = await this.writer.append([
+      ...(change ? [{ type: "model_change" as const, ...change }] : []),
+      { type: "message", message },
+    ]);
+    this.pendingModelChange = undefined;
+    this.view.push({ message, n: saved[saved.length - 1]!.n });
+  }
+
+  /** Records what an event adds to the conversation; resolves once it is on disk. */
+  async record(event: AgentEvent): Promise<void> {
+    switch (event.type) {
+      case "assistant":
+        await this.addMessage(event.message, event.stop_reason, event.usage);
+        break;
+      case "tool_results":
+      case "user_message":
+        await this.addMessage(event.message);
+        break;
+      case "compact_boundary":
+        await this.applyCompaction(event);
+        break;
+      case "result": {
+        const { result } = event;
+        await this.writer?.append([
+          {
+            type: "run_end",
+            subtype: result.subtype,
+            num_turns: result.num_turns,
+            usage: result.usage,
+            total_cost_usd: result.total_cost_usd,
+            errors: result.errors,
+          },
+        ]);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.writer?.close() ?? Promise.resolve();
+  }
+
+  private async addMessage(message: Message, stopReason?: StopReason | null, usage?: Usage): Promise<void> {
+    if (!this.writer) {
+      this.view.push({ message, n: undefined });
+      return;
+    }
+    const [saved] = await this.writer.append([
+      {
+        type: "message",
+        message,
+        ...(stopReason !== undefined ? { stop_reason: stopReason } : {}),
+        ...(usage ? { usage } : {}),
+      },
+    ]);
+    this.view.push({ message, n: saved!.n });
+  }
+
+  /**
+   * From here on the model sees the summary, then the view from the first kept message on. The record
+   * names that message's entry; with nothing kept, whatever entry comes next.
+   */
+  private async applyCompaction(event: Extract<AgentEvent, { type: "compact_boundary" }>): Promise<void> {
+    const first = event.first_kept;
+    const entry = first && (this.origin.get(first) ?? this.view.find((e) => e.message === first));
+    // The loop compacts the very messages it was given and reported, so a kept one is always found.
+    const at = entry ? this.view.indexOf(entry) : -1;
+    const start = at >= 0 ? at : this.view.length;
+    const kept = this.view.slice(start);
+    const firstKept = kept.find((e) => e.n !== undefined && e.n >= 0)?.n ?? this.writer?.nextN ?? 0;
+    await this.writer?.append([
+      {
+        type: "compaction",
+        trigger: event.trigger,
+        summary: event.summary,
+        first_kept: firstKept,
+        tokens_before: event.pre_tokens,
+        tokens_after: event.post_tokens,
+        method: event.method,
+      },
+    ]);
+    this.view = [{ message: summaryMessage(event.summary), n: -1 }, ...kept];
+  }
+}
