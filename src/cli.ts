@@ -12,6 +12,7 @@ const COMMANDS: Record<string, LoadCommand> = {
   config: () => import("./commands/config.ts").then((m) => m.default as CommandDef),
   models: () => import("./commands/models.ts").then((m) => m.default as CommandDef),
   providers: () => import("./commands/providers.ts").then((m) => m.default as CommandDef),
+  skills: () => import("./commands/skills.ts").then((m) => m.default as CommandDef),
 };
 
 const root: CommandDef = {

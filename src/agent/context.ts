@@ -1,7 +1,19 @@
-import { readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { Eta } from "eta";
 import systemTemplate from "../../templates/system.eta" with { type: "text" };
+import { type PromptTemplate, renderTemplate } from "../context/template.ts";
+import type { SkillsIndex } from "../skills/index-prompt.ts";
+import { gitBranch } from "../util/git.ts";
+
+/**
+ * The system prompt as a pure function of its input (SPEC §9): the same input gives the same bytes,
+ * so providers' prompt caches hit turn after turn. Assembling the input — instruction files, skills,
+ * the user's template — is `buildSystemPrompt` in src/context/system-prompt.ts.
+ *
+ *   renderSystemPrompt(input, template?) → string      template defaults to the embedded one
+ *   environmentFacts(cwd, env?, now?)                  cwd, git branch, date (the day), OS, shell
+ *   gitBranch(cwd)                                     re-exported from src/util/git.ts
+ */
+
+export { gitBranch };
 
 export interface SystemPromptInput {
   cwd: string;
@@ -13,51 +25,44 @@ export interface SystemPromptInput {
   os: string;
   shell: string;
   gitBranch?: string | undefined;
+  /** Instruction files in prompt order (general first, closest to cwd last), each labelled with its path. */
+  instructions?: readonly { path: string; scope: string; text: string }[];
+  skills?: SkillsIndex | undefined;
+  /** The skill the user activated: last in the prompt, closest to the conversation. */
+  activeSkill?: { name: string; body: string; dir?: string | undefined } | undefined;
 }
 
-// Plain text out: the prompt is not HTML, so nothing is escaped.
-const eta = new Eta({ autoEscape: false, autoTrim: false });
+export const BUILTIN_TEMPLATE: PromptTemplate = {
+  source: systemTemplate,
+  path: "templates/system.eta (built-in)",
+};
 
-export function renderSystemPrompt(input: SystemPromptInput): string {
-  return eta.renderString(systemTemplate, input).trim();
+export function renderSystemPrompt(input: SystemPromptInput, template = BUILTIN_TEMPLATE): string {
+  // Every optional field present, so a template can test `it.skills` without a ReferenceError.
+  const data = {
+    ...input,
+    instructions: input.instructions ?? [],
+    skills: input.skills,
+    activeSkill: input.activeSkill,
+  };
+  return renderTemplate(template, data).trim();
 }
 
-/**
- * The current git branch, read from HEAD (no git process): the nearest `.git` upward from cwd, which
- * is a directory or, in worktrees and submodules, a file pointing at one. Undefined when detached or
- * outside a repository.
- */
-export function gitBranch(cwd: string): string | undefined {
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    const dotGit = join(dir, ".git");
-    let gitDir: string | undefined;
-    try {
-      if (statSync(dotGit).isDirectory()) gitDir = dotGit;
-      else
-        gitDir = readFileSync(dotGit, "utf8")
-          .match(/^gitdir: (.+)$/m)?.[1]
-          ?.trim();
-    } catch {
-      gitDir = undefined; // no .git here: keep walking up
-    }
-    if (gitDir) {
-      try {
-        return readFileSync(join(gitDir.startsWith("/") ? "" : dir, gitDir, "HEAD"), "utf8").match(
-          /^ref: refs\/heads\/(.+)$/m,
-        )?.[1];
-      } catch {
-        return undefined; // an unreadable HEAD is not worth failing a run over
-      }
-    }
-    if (dirname(dir) === dir) return undefined;
-  }
+/** `YYYY-MM-DD` in local time: the user's today, and it changes once a day, not every request. */
+function localDay(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
-export function environmentFacts(cwd: string, env: Record<string, string | undefined> = process.env) {
+export function environmentFacts(
+  cwd: string,
+  env: Record<string, string | undefined> = process.env,
+  now: Date = new Date(),
+) {
   return {
     cwd,
     gitBranch: gitBranch(cwd),
-    date: new Date().toISOString().slice(0, 10),
+    date: localDay(now),
     os: `${process.platform} ${process.arch}`,
     shell: env.SHELL ?? (process.platform === "win32" ? "cmd.exe" : "sh"),
   };

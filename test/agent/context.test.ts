@@ -46,13 +46,7 @@ describe("renderSystemPrompt", () => {
 
   test("everything at once, in order", () => {
     const prompt = renderSystemPrompt({ ...BASE, preamble: "PREAMBLE", tools: ["grep"], gitBranch: "main" });
-    const order = [
-      "You are ion",
-      "Available tools: grep.",
-      "PREAMBLE",
-      "# Environment",
-      "- Git branch: main",
-    ];
+    const order = ["You are ion", "PREAMBLE", "# Environment", "- Git branch: main", "Available tools: grep."];
     const positions = order.map((part) => prompt.indexOf(part));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);

@@ -1,0 +1,146 @@
+import { type ArgsDef, defineCommand } from "citty";
+import type { Diagnostic } from "../context/diagnostics.ts";
+import type { Skill } from "../skills/types.ts";
+import { guardSubcommand, parseStrict } from "./_shared.ts";
+
+/**
+ * `ion skills [list] [--json]`, `ion skills show NAME`, `ion skills path` (SPEC §9). The top level
+ * holds flag definitions only; the loader, table and fuzzy matching load inside `run()`.
+ */
+
+const cwdArg = {
+  cwd: {
+    type: "string",
+    description: "Look for project skills in this directory instead of the current one",
+  },
+} as const satisfies ArgsDef;
+
+const listArgs = {
+  json: { type: "boolean", description: "Print a JSON array instead of a table" },
+  ...cwdArg,
+} as const satisfies ArgsDef;
+
+const showArgs = {
+  name: { type: "positional", required: false, description: "The skill's name (required)" },
+  ...cwdArg,
+} as const satisfies ArgsDef;
+
+/** One element of `ion skills --json`. */
+export interface SkillListItem {
+  name: string;
+  description: string;
+  source: Skill["source"];
+  /** The skill's file; `builtin:<name>` for one embedded in ion. */
+  path: string;
+  requires: string[];
+  available: boolean;
+  /** Why it is unavailable; null when available. */
+  reason: string | null;
+}
+
+async function load(cwd: string | undefined) {
+  const { loadSkills } = await import("../skills/load.ts");
+  const loaded = loadSkills({ cwd: cwd ?? process.cwd() });
+  return loaded;
+}
+
+/** Bad skill files are reported after the listing; they never fail the command. */
+function report(diagnostics: readonly Diagnostic[]): void {
+  for (const d of diagnostics) {
+    const what = d.severity === "error" ? "skipped" : "warning:";
+    process.stderr.write(`ion: ${what} ${d.path}: ${d.message}\n`);
+  }
+}
+
+function displayPath(path: string): string {
+  const home = process.env.HOME;
+  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+const list = defineCommand({
+  meta: { name: "list", description: "Skills with their description, source and availability (the default)" },
+  args: listArgs,
+  async run({ rawArgs }) {
+    const args = parseStrict("skills list", rawArgs, listArgs, 0);
+    const { items, diagnostics } = await load(args.cwd);
+    if (args.json === true) {
+      const json: SkillListItem[] = items.map((skill) => ({
+        name: skill.name,
+        description: skill.description,
+        source: skill.source,
+        path: skill.path,
+        requires: skill.requires,
+        available: skill.available,
+        reason: skill.unavailable ?? null,
+      }));
+      process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      const { renderTable } = await import("../ui/table.ts");
+      const isTTY = process.stdout.isTTY === true;
+      const columns = ["NAME", "DESCRIPTION", "SOURCE", "AVAILABLE"].map((header) => ({ header }));
+      const rows = items.map((skill) => [
+        skill.name,
+        oneLine(skill.description, 80),
+        skill.source === "builtin" ? "built-in" : displayPath(skill.path),
+        skill.available ? "yes" : `no: ${skill.unavailable}`,
+      ]);
+      process.stdout.write(
+        renderTable(columns, rows, { width: isTTY ? process.stdout.columns || 80 : undefined }),
+      );
+    }
+    report(diagnostics);
+  },
+});
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+}
+
+const show = defineCommand({
+  meta: { name: "show", description: "Print a skill's instructions" },
+  args: showArgs,
+  async run({ rawArgs }) {
+    const args = parseStrict("skills show", rawArgs, showArgs, 1);
+    const { IonError } = await import("../errors.ts");
+    if (typeof args.name !== "string" || args.name === "")
+      throw new IonError("usage", "ion skills show needs a skill name", { hint: "`ion skills` lists them" });
+    const { items, diagnostics } = await load(args.cwd);
+    const { resolveSkill } = await import("../skills/resolve.ts");
+    const skill = resolveSkill(items, args.name);
+    process.stdout.write(`${skill.body}\n`);
+    if (!skill.available)
+      process.stderr.write(`ion: note: ${skill.name} is unavailable: ${skill.unavailable}\n`);
+    // Only this skill's problems: the others are `ion skills`' business.
+    report(diagnostics.filter((d) => d.path === skill.path));
+  },
+});
+
+const path = defineCommand({
+  meta: { name: "path", description: "The directories searched for skills, highest precedence first" },
+  args: cwdArg,
+  async run({ rawArgs }) {
+    const args = parseStrict("skills path", rawArgs, cwdArg, 0);
+    const { skillDirs } = await import("../skills/load.ts");
+    const dirs = skillDirs({ cwd: args.cwd ?? process.cwd() });
+    process.stdout.write(`${dirs.map((dir) => `${dir.path}\n`).join("")}`);
+  },
+});
+
+const SUBCOMMANDS = { list, show, path };
+
+export default defineCommand({
+  meta: { name: "skills", description: "List skills, show one, or print where they are looked for" },
+  // Declared here too so that `ion skills --json` reaches the default subcommand.
+  args: listArgs,
+  subCommands: SUBCOMMANDS,
+  default: "list",
+  setup({ rawArgs }) {
+    // The value of `--cwd DIR` is not a subcommand's name (citty skips it the same way).
+    guardSubcommand(
+      "skills",
+      rawArgs.filter((_, i) => rawArgs[i - 1] !== "--cwd"),
+      SUBCOMMANDS,
+    );
+  },
+});

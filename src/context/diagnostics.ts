@@ -1,0 +1,33 @@
+/**
+ * What loading a user's files reports besides the items themselves. Loading never throws for a bad
+ * file: the file becomes a diagnostic and the rest loads.
+ *
+ *   Loaded<T> = { items: T[]; diagnostics: Diagnostic[] }
+ *   formatDiagnostic(d) → "warning: <path>: <message>"
+ */
+
+export interface Diagnostic {
+  /** The file (or directory) it is about. */
+  path: string;
+  /** `error`: the file was not used. `warning`: it was used, with the change the message names. */
+  severity: "error" | "warning";
+  message: string;
+}
+
+export interface Loaded<T> {
+  items: T[];
+  diagnostics: Diagnostic[];
+}
+
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  return `${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}`;
+}
+
+/** "EACCES: permission denied, open '…'" → "permission denied"; anything else → its message. */
+export function ioReason(err: unknown): string {
+  if (err instanceof Error) {
+    const match = /^[A-Z]+: ([^,]+)/.exec(err.message);
+    return match?.[1] ?? err.message;
+  }
+  return String(err);
+}

@@ -1,0 +1,96 @@
+import { readFileSync, statSync } from "node:fs";
+import { ioReason } from "./diagnostics.ts";
+
+/**
+ * Text files read once and kept while they do not change: a long chat stats its instruction files and
+ * template before every turn and reads one again only when its mtime, size or inode moved.
+ *
+ *   new TextFileCache(fs?)        fs defaults to node:fs; tests pass a counting one
+ *   cache.read(path) → FileText   { kind: "text", text, id } | { kind: "missing" } | { kind: "error", reason }
+ *
+ * Symlinks are followed (stat and read see the target). Text must be UTF-8: anything else is an
+ * error, not mojibake in a system prompt.
+ */
+
+export interface FileStat {
+  mtimeMs: number;
+  size: number;
+  isFile: boolean;
+  /** Device and inode, so one file reached by two paths (a symlink) is recognised. */
+  dev: number;
+  ino: number;
+}
+
+export interface FileSystem {
+  /** undefined when nothing is there (or a dangling symlink); throws for other failures. */
+  stat(path: string): FileStat | undefined;
+  read(path: string): Uint8Array;
+}
+
+export const nodeFileSystem: FileSystem = {
+  stat(path) {
+    try {
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat) return undefined;
+      return { mtimeMs: stat.mtimeMs, size: stat.size, isFile: stat.isFile(), dev: stat.dev, ino: stat.ino };
+    } catch (err) {
+      // A path through a regular file ("a/AGENTS.md/x") is as absent as a missing one.
+      if (err instanceof Error && "code" in err && err.code === "ENOTDIR") return undefined;
+      throw err;
+    }
+  },
+  read: (path) => readFileSync(path),
+};
+
+export type FileText =
+  | { kind: "text"; text: string; id: string }
+  | { kind: "missing" }
+  | { kind: "error"; reason: string };
+
+interface Entry {
+  version: string;
+  result: FileText;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export class TextFileCache {
+  readonly #fs: FileSystem;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(fs: FileSystem = nodeFileSystem) {
+    this.#fs = fs;
+  }
+
+  read(path: string): FileText {
+    let stat: FileStat | undefined;
+    try {
+      stat = this.#fs.stat(path);
+    } catch (err) {
+      return { kind: "error", reason: `cannot read it (${ioReason(err)})` };
+    }
+    if (!stat?.isFile) {
+      this.#entries.delete(path);
+      return { kind: "missing" };
+    }
+    const version = `${stat.mtimeMs}:${stat.size}:${stat.dev}:${stat.ino}`;
+    const cached = this.#entries.get(path);
+    if (cached?.version === version) return cached.result;
+    let bytes: Uint8Array;
+    try {
+      bytes = this.#fs.read(path);
+    } catch (err) {
+      // Not cached: a permission fixed by the user is seen on the next read.
+      return { kind: "error", reason: `cannot read it (${ioReason(err)})` };
+    }
+    let result: FileText;
+    try {
+      result = { kind: "text", text: utf8.decode(bytes), id: `${stat.dev}:${stat.ino}` };
+    } catch {
+      // The decoder's only failure is invalid UTF-8; the reason says so rather than quoting it.
+      result = { kind: "error", reason: "not UTF-8 text" };
+    }
+    this.#entries.set(path, { version, result });
+    return result;
+  }
+}

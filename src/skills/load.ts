@@ -1,0 +1,181 @@
+import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { configDir, type Env } from "../config/paths.ts";
+import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
+import { ioReason } from "../context/diagnostics.ts";
+import { BUILTIN_SKILLS } from "./builtin.ts";
+import { parseSkill, type SkillDraft, type SkillOrigin } from "./parse.ts";
+import type { Skill, SkillSource } from "./types.ts";
+
+/**
+ * Finding and loading skills (SPEC §9). Directories, highest precedence first:
+ *   ./.ion/skills   ./.agents/skills          project (relative to the workspace cwd)
+ *   <config>/skills ~/.agents/skills          user (ion's own before the cross-agent one)
+ *   built-in                                   embedded in ion
+ * The first skill of a name wins. In each directory, `<name>/SKILL.md` and `<name>.md` are skills;
+ * a bad file is a diagnostic, never a failure, and a lower-precedence skill of its name still loads.
+ *
+ *   skillDirs({cwd, env}) → SkillDir[]                         the directories, highest first
+ *   loadSkills({cwd, env, which?}) → Loaded<Skill>             winners sorted by name, with diagnostics
+ *   availableSkillNames(skills) → string[]                     for stream-json's `init.skills`
+ *   findSkill(skills, name) → Skill | undefined
+ */
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export interface SkillDir {
+  path: string;
+  source: Exclude<SkillSource, "builtin">;
+}
+
+export interface SkillOptions {
+  cwd: string;
+  env?: Env;
+  /** Finds a program on PATH; default `Bun.which` with the environment's PATH. */
+  which?: (program: string) => string | null;
+}
+
+export function skillDirs(options: SkillOptions): SkillDir[] {
+  const env = options.env ?? process.env;
+  const cwd = resolve(options.cwd);
+  const home = env.HOME || (require("node:os") as typeof import("node:os")).homedir();
+  const dirs: SkillDir[] = [
+    { path: join(cwd, ".ion", "skills"), source: "project" },
+    { path: join(cwd, ".agents", "skills"), source: "project" },
+    { path: join(configDir(env), "skills"), source: "user" },
+    { path: join(home, ".agents", "skills"), source: "user" },
+  ];
+  // In the home directory ./.agents/skills is ~/.agents/skills: list (and load) it once.
+  return dirs.filter((dir, i) => dirs.findIndex((other) => other.path === dir.path) === i);
+}
+
+export function loadSkills(options: SkillOptions): Loaded<Skill> {
+  const env = options.env ?? process.env;
+  const which = options.which ?? ((program: string) => Bun.which(program, { PATH: env.PATH ?? "" }));
+  const diagnostics: Diagnostic[] = [];
+  const winners = new Map<string, SkillDraft>();
+  const offer = (draft: SkillDraft | undefined) => {
+    if (draft && !winners.has(draft.name)) winners.set(draft.name, draft);
+  };
+
+  for (const dir of skillDirs(options)) {
+    for (const draft of loadDir(dir, diagnostics)) offer(draft);
+  }
+  for (const builtin of BUILTIN_SKILLS) {
+    const path = `builtin:${builtin.name}`;
+    const parsed = parseSkill(builtin.text, { path, source: "builtin", kind: "folder", name: builtin.name });
+    diagnostics.push(...parsed.diagnostics);
+    offer(parsed.skill);
+  }
+
+  const items = [...winners.values()]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((draft) => withAvailability(draft, which));
+  return { items, diagnostics };
+}
+
+function withAvailability(draft: SkillDraft, which: (program: string) => string | null): Skill {
+  const missing = draft.requires.filter((program) => !which(program));
+  if (missing.length === 0) return { ...draft, available: true };
+  return { ...draft, available: false, unavailable: `needs ${missing.join(", ")} (not on PATH)` };
+}
+
+/** The skills of one directory, in name order; a folder beats a same-named `.md` file beside it. */
+function loadDir(dir: SkillDir, diagnostics: Diagnostic[]): SkillDraft[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir.path, { withFileTypes: true });
+  } catch (err) {
+    const code = err instanceof Error && "code" in err ? err.code : undefined;
+    // Most of the four directories do not exist; that is the normal case, not a problem.
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
+    diagnostics.push({ path: dir.path, severity: "warning", message: `cannot list it (${ioReason(err)})` });
+    return [];
+  }
+  const folders: SkillDraft[] = [];
+  const files: SkillDraft[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name.startsWith(".")) continue;
+    const path = join(dir.path, entry.name);
+    const kind = entryKind(entry, path, diagnostics);
+    if (kind === "dir") {
+      const skillPath = join(path, "SKILL.md");
+      const origin: SkillOrigin = {
+        path: skillPath,
+        source: dir.source,
+        kind: "folder",
+        name: entry.name,
+        dir: path,
+      };
+      const draft = loadFile(origin, diagnostics, true);
+      if (draft) folders.push(draft);
+    } else if (kind === "file" && entry.name.endsWith(".md")) {
+      const origin: SkillOrigin = {
+        path,
+        source: dir.source,
+        kind: "file",
+        name: basename(entry.name, ".md"),
+      };
+      const draft = loadFile(origin, diagnostics, false);
+      if (draft) files.push(draft);
+    }
+  }
+  const names = new Set(folders.map((skill) => skill.name));
+  for (const file of files) {
+    if (!names.has(file.name)) continue;
+    diagnostics.push({
+      path: file.path,
+      severity: "warning",
+      message: `ignored: the folder skill "${file.name}" beside it has the same name`,
+    });
+  }
+  return [...folders, ...files.filter((file) => !names.has(file.name))];
+}
+
+/** Symlinks are followed: a skill directory is often a link into a shared checkout. */
+function entryKind(entry: Dirent, path: string, diagnostics: Diagnostic[]): "dir" | "file" | "other" {
+  if (entry.isDirectory()) return "dir";
+  if (entry.isFile()) return "file";
+  if (!entry.isSymbolicLink()) return "other";
+  try {
+    const target = statSync(path);
+    if (target.isDirectory()) return "dir";
+    return target.isFile() ? "file" : "other";
+  } catch (err) {
+    diagnostics.push({ path, severity: "warning", message: `cannot follow the link (${ioReason(err)})` });
+    return "other";
+  }
+}
+
+function loadFile(origin: SkillOrigin, diagnostics: Diagnostic[], folder: boolean): SkillDraft | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(origin.path);
+  } catch (err) {
+    const code = err instanceof Error && "code" in err ? err.code : undefined;
+    // A folder without SKILL.md is not a skill (it may hold the user's own material): not a problem.
+    if (folder && code === "ENOENT") return undefined;
+    diagnostics.push({ path: origin.path, severity: "error", message: `cannot read it (${ioReason(err)})` });
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    // The decoder's only failure is invalid UTF-8.
+    diagnostics.push({ path: origin.path, severity: "error", message: "not UTF-8 text" });
+    return undefined;
+  }
+  const parsed = parseSkill(text, origin);
+  diagnostics.push(...parsed.diagnostics);
+  return parsed.skill;
+}
+
+/** The names of the skills that can be used, for stream-json's `init.skills`. */
+export function availableSkillNames(skills: readonly Skill[]): string[] {
+  return skills.filter((skill) => skill.available).map((skill) => skill.name);
+}
+
+export function findSkill(skills: readonly Skill[], name: string): Skill | undefined {
+  return skills.find((skill) => skill.name === name);
+}
