@@ -8,12 +8,17 @@ import type { ResolvedProvider, Usage } from "../providers/types.ts";
 export interface ModelFacts {
   contextWindow: number | undefined;
   price: (usage: Usage) => number | null;
+  /** One line each for the user: e.g. the model is missing from a list that may not apply. */
+  warnings?: string[];
 }
 
 /**
  * What the cached catalogue knows about the model — context window and prices — read from the cache
- * only (a run never waits on the network for it). An id the catalogue does not list for a provider it
- * has listed is refused with suggestions; custom openai-compatible providers are never checked.
+ * only (a run never waits on the network for it). An id is refused, with suggestions, only when the
+ * provider's own list in the cache is fresh and was fetched from the endpoint and key this run will use;
+ * a list from another base URL (a gateway, a local server) or an expired one cannot say what this
+ * endpoint serves, so a missing id is then a warning and the request goes ahead. Custom
+ * openai-compatible providers are never checked.
  */
 export async function modelFacts(
   config: Config,
@@ -22,19 +27,34 @@ export async function modelFacts(
   env: Env,
   fromFlag: boolean,
 ): Promise<ModelFacts> {
-  const { cachedCatalog, findModel, suggestModels } = await import("../providers/catalog.ts");
+  const { cachedCatalog, endpointOf, findModel, formatAge, suggestModels } = await import(
+    "../providers/catalog.ts"
+  );
   const { costOf } = await import("../providers/cost.ts");
   const catalog = await cachedCatalog(env);
   const info = catalog ? findModel(catalog, provider.id, model) : undefined;
+  const warnings: string[] = [];
   const listed = catalog?.models.some((m) => m.provider === provider.id && m.configured) ?? false;
   if (catalog && !info && listed && builtinProvider(provider.id)) {
-    const suggestions = suggestModels(catalog, provider.id, model);
-    throw new IonError(fromFlag ? "usage" : "config", `unknown model "${provider.id}/${model}"`, {
-      hint: `${suggestions.length > 0 ? `did you mean ${suggestions.join(", ")}? ` : ""}\`ion models --provider ${provider.id}\` lists them (\`--refresh\` if it is new)`,
-    });
+    const from = catalog.listedFrom?.[provider.id];
+    const id = `${provider.id}/${model}`;
+    if (from === endpointOf(provider) && !catalog.stale) {
+      const suggestions = suggestModels(catalog, provider.id, model);
+      throw new IonError(fromFlag ? "usage" : "config", `unknown model "${id}"`, {
+        hint: `${suggestions.length > 0 ? `did you mean ${suggestions.join(", ")}? ` : ""}\`ion models --provider ${provider.id}\` lists them (\`--refresh\` if it is new)`,
+      });
+    }
+    const why =
+      from === undefined || from !== endpointOf(provider)
+        ? `was not fetched from ${provider.baseURL} with this key`
+        : `is ${formatAge(catalog.age_ms)} old`;
+    warnings.push(
+      `"${id}" is not in the cached model list, which ${why}; sending it anyway (\`ion models --refresh\` updates the list)`,
+    );
   }
   return {
     contextWindow: contextWindow(config, provider.id) ?? info?.context ?? defaultContextWindow(provider.id),
     price: (usage) => costOf(usage, info),
+    warnings,
   };
 }

@@ -158,6 +158,7 @@ export class AgentSession {
         loaded = await loadConfig({ cwd, env });
       }
       const target = await resolveTarget(loaded, spec, env, options.model !== undefined);
+      for (const warning of target.facts.warnings ?? []) notice(`warning: ${warning}`);
       const { builtinTools } = await import("../tools/index.ts");
       const builtins = builtinTools();
       for (const name of loaded.config.tools?.disabled ?? []) {
@@ -232,6 +233,7 @@ export class AgentSession {
       this.options.env,
       true,
     );
+    for (const warning of this.target.facts.warnings ?? []) this.options.notice(`warning: ${warning}`);
     this.lastUsage = undefined;
   }
 

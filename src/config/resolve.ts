@@ -1,6 +1,6 @@
 import { IonError } from "../errors.ts";
 import { BUILTIN_PROVIDERS, builtinProvider, ollamaBaseURL } from "../providers/registry.ts";
-import type { ResolvedProvider, ThinkingLevel } from "../providers/types.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, type ResolvedProvider, type ThinkingLevel } from "../providers/types.ts";
 import type { Env } from "./paths.ts";
 import { type Config, type Keys, LAYER_RANK, type Layer } from "./schema.ts";
 
@@ -100,13 +100,16 @@ export function resolveProvider(
   const selected = selectedProviderId(config) === providerId;
 
   let url: string | undefined;
+  let urlSource: string | undefined;
   const entryBase = nonEmpty(entry?.api_base);
   const topBase = selected ? nonEmpty(config.api_base) : undefined;
   const envName = builtin?.baseURLEnv;
   const envBase = envName ? nonEmpty(env[envName]) : undefined;
-  if (entryBase) url = baseURL(providerId, entryBase, `providers.${providerId}.api_base`);
-  else if (topBase) url = baseURL(providerId, topBase, "api_base");
-  else if (envName && envBase) url = baseURL(providerId, envBase, envName);
+  if (entryBase) urlSource = `providers.${providerId}.api_base`;
+  else if (topBase) urlSource = "api_base";
+  else if (envName && envBase) urlSource = envName;
+  const given = entryBase ?? topBase ?? envBase;
+  if (urlSource && given) url = baseURL(providerId, given, urlSource);
   else url = builtin?.baseURL;
   if (url === undefined) {
     throw new IonError("config", `provider "${providerId}" has no api_base`, {
@@ -138,7 +141,15 @@ export function resolveProvider(
     keySource,
     headers: { ...entry?.headers },
     quirks: { ...builtin?.quirks },
+    idleTimeoutMs: idleTimeoutMs(config),
+    ...(urlSource ? { baseURLSource: urlSource } : {}),
   };
+}
+
+/** `network.idle_timeout_s` in ms, or the default. */
+export function idleTimeoutMs(config: Config): number {
+  const seconds = config.network?.idle_timeout_s;
+  return seconds === undefined ? DEFAULT_IDLE_TIMEOUT_MS : seconds * 1000;
 }
 
 /** `providers.<id>.context_window` › top-level `context_window` › unknown. */

@@ -53,6 +53,12 @@ export const ConfigSchema = z.strictObject({
       compact_threshold: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
     }),
   ),
+  network: z.optional(
+    z.strictObject({
+      /** Seconds a server may stay silent (before the first byte, between chunks) before the attempt fails. */
+      idle_timeout_s: z.optional(z.number().check(z.positive(), z.maximum(86_400))),
+    }),
+  ),
   memory: z.optional(z.looseObject({})),
   hooks: z.optional(z.record(z.string(), z.unknown())),
   mcpServers: z.optional(z.record(z.string(), z.unknown())),

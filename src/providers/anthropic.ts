@@ -17,9 +17,12 @@ import {
   authMessage,
   classifyHttpError,
   droppedError,
+  missingKeyError,
   networkError,
   redact,
 } from "./errors.ts";
+import { idleFetch } from "./idle.ts";
+import { isJsonResponse, messageAsEvents } from "./json-answer.ts";
 import type {
   Message,
   ProviderError,
@@ -255,11 +258,22 @@ class Turn {
   }
 }
 
+/** A plain `message` JSON body where a stream was asked for (some proxies do this): a complete answer. */
+async function* jsonAnswer(response: Response): AsyncGenerator<RawMessageStreamEvent> {
+  const body: unknown = await response.json();
+  const events = messageAsEvents(body);
+  if (!events) throw new Error("the server answered with JSON that is not a message");
+  yield* events;
+}
+
 export async function* streamAnthropic(request: StreamRequest): AsyncGenerator<StreamEvent> {
   const { provider, signal } = request;
   if (!provider.apiKey) {
     // Without a key the SDK would go looking for credentials of its own (env, profiles on disk).
-    yield { type: "error", error: { kind: "auth", message: authMessage(provider) } };
+    yield {
+      type: "error",
+      error: missingKeyError(provider) ?? { kind: "auth", message: authMessage(provider) },
+    };
     return;
   }
   const client = new Anthropic({
@@ -267,17 +281,21 @@ export async function* streamAnthropic(request: StreamRequest): AsyncGenerator<S
     baseURL: provider.baseURL,
     defaultHeaders: provider.headers,
     maxRetries: 0,
+    fetch: idleFetch(provider),
     ...sdkLogging(request),
   });
 
-  let stream: Stream<RawMessageStreamEvent>;
+  let stream: AsyncIterable<RawMessageStreamEvent>;
   try {
     // `client.post` rather than `messages.create`: create() console.warns about deprecated models itself.
-    stream = await client.post<Stream<RawMessageStreamEvent>>("/v1/messages", {
-      body: toWireParams(request),
-      stream: true,
-      signal,
-    });
+    const { data, response } = await client
+      .post<Stream<RawMessageStreamEvent>>("/v1/messages", {
+        body: toWireParams(request),
+        stream: true,
+        signal,
+      })
+      .withResponse();
+    stream = isJsonResponse(response) ? jsonAnswer(response) : data;
   } catch (error) {
     yield { type: "error", error: classify(request, error, false) };
     return;

@@ -35,6 +35,8 @@ export interface BuiltCatalog {
   complete: boolean;
   /** At least one source answered; false means "offline". */
   anythingFetched: boolean;
+  /** Provider ids whose own model list endpoint answered (their list is theirs, not a fallback). */
+  listed: string[];
 }
 
 // --- Assembly -----------------------------------------------------------------------------------------
@@ -188,5 +190,6 @@ export async function fetchCatalog(input: FetchCatalogInput): Promise<BuiltCatal
     failures,
     complete: dev.ok && found.every((r) => r.ok),
     anythingFetched: dev.ok || found.some((r) => r.ok),
+    listed: targets.filter((_, i) => found[i]?.ok).map((t) => t.provider.id),
   };
 }

@@ -6,10 +6,12 @@
  * never imports the network code: `catalog-sources.ts` (the merge, over `catalog-lists.ts` for the
  * providers' endpoints and `catalog-modelsdev.ts` for models.dev) is imported only when a fetch is needed.
  *
- * Cache file (`version` 1): `{version, fetched_at, key, configured, complete, models}` where `key`
- * fingerprints what was configured when it was written (provider ids, base URLs, config model lists and
- * the models.dev URL), `configured` lists those provider ids for humans, and `complete` is false when
- * some source failed (such a cache expires after 1 h instead of 24 h, so the gap is retried soon).
+ * Cache file (`version` 1): `{version, fetched_at, key, configured, complete, endpoints, models}` where
+ * `key` fingerprints what was configured when it was written (provider ids, base URLs and key sources,
+ * config model lists and the models.dev URL), `configured` lists those provider ids for humans,
+ * `complete` is false when some source failed (such a cache expires after 1 h instead of 24 h, so the gap
+ * is retried soon), and `endpoints` says, per provider whose own list endpoint answered, where that list
+ * came from (`endpointOf`): a run checks a model id only against a list from the endpoint it will call.
  */
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -55,6 +57,11 @@ export interface Catalog {
   stale: boolean;
   /** One line each, ready to show; never contains a key. */
   warnings: string[];
+  /**
+   * Provider id → the endpoint (`endpointOf`) its own model list was fetched from. A provider missing
+   * here has no list of its own in the catalogue (only models.dev's, an older cache's, or none).
+   */
+  listedFrom?: Record<string, string>;
 }
 
 export const CACHE_VERSION = 1;
@@ -79,6 +86,8 @@ export interface CacheFile {
   key: string;
   configured: string[];
   complete: boolean;
+  /** See `Catalog.listedFrom`; absent in caches written before it existed. */
+  endpoints?: Record<string, string>;
   models: ModelInfo[];
 }
 
@@ -94,6 +103,14 @@ export interface LoadCatalogOptions {
 
 export function cacheFile(env: Env): string {
   return join(cacheDir(env), "models.json");
+}
+
+/**
+ * Where a provider's model list comes from: its base URL (without credentials) and which key was used —
+ * a gateway or another key may offer other models under the same provider id.
+ */
+export function endpointOf(provider: ResolvedProvider): string {
+  return `${publicURL(provider.baseURL)} ${provider.keySource}`;
 }
 
 export function modelsURL(env: Env): string {
@@ -157,12 +174,16 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog>
     return catalog;
   }
 
+  const listed = new Set(built.listed);
   const fresh: CacheFile = {
     version: CACHE_VERSION,
     fetched_at: now.toISOString(),
     key,
     configured: targets.map((t) => t.provider.id),
     complete: built.complete,
+    endpoints: Object.fromEntries(
+      targets.filter((t) => listed.has(t.provider.id)).map((t) => [t.provider.id, endpointOf(t.provider)]),
+    ),
     models: built.models,
   };
   warnings.push(...built.warnings);
@@ -180,6 +201,7 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog>
     from_cache: false,
     stale: false,
     warnings,
+    listedFrom: fresh.endpoints ?? {},
   };
 }
 
@@ -300,9 +322,7 @@ function publicURL(url: string): string {
 }
 
 function fingerprint(targets: CatalogTarget[], url: string): string {
-  const lines = targets.map(
-    (t) => `${t.provider.id} ${publicURL(t.provider.baseURL)} ${t.configModels.join(",")}`,
-  );
+  const lines = targets.map((t) => `${t.provider.id} ${endpointOf(t.provider)} ${t.configModels.join(",")}`);
   lines.sort();
   lines.push(`models.dev ${publicURL(url)}`);
   // Bun.hash (wyhash) rather than node:crypto, whose import alone costs ~3 ms of start-up.
@@ -343,9 +363,18 @@ async function readCache(file: string): Promise<CacheRead> {
       key: typeof cache.key === "string" ? cache.key : "",
       configured: Array.isArray(cache.configured) ? cache.configured : [],
       complete: cache.complete === true,
+      endpoints: endpointsOf(cache.endpoints),
       models: cache.models,
     },
   };
+}
+
+/** The cache's `endpoints` when it is a map of strings; anything else counts as none recorded. */
+function endpointsOf(value: unknown): Record<string, string> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
 }
 
 function ageOf(cache: CacheFile, now: Date): number {
@@ -365,6 +394,7 @@ function toCatalog(cache: CacheFile, now: Date): Catalog {
     from_cache: true,
     stale: age > ttlOf(cache),
     warnings: [],
+    listedFrom: cache.endpoints ?? {},
   };
 }
 

@@ -1,3 +1,5 @@
+import { IdleTimeoutError } from "./idle.ts";
+import { builtinProvider } from "./registry.ts";
 import type { ProviderError, ResolvedProvider } from "./types.ts";
 
 /**
@@ -23,7 +25,7 @@ function header(headers: HttpFailure["headers"], name: string): string | undefin
   return undefined;
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
+export function record(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
@@ -82,14 +84,50 @@ export function retryAfterMs(failure: HttpFailure): number | undefined {
 
 const CONTEXT_OVERFLOW =
   /context_length_exceeded|context length|context window|prompt is too long|exceeds the maximum number of tokens|input token count|too many tokens|maximum context/i;
+/**
+ * What an unknown model reads like on each server: OpenAI ("The model `x` does not exist"), Anthropic
+ * ("model: x"), Gemini ("models/x is not found"), Ollama ("model \"x\" not found"), Mistral ("Invalid
+ * model: x"), OpenRouter ("No endpoints found for x"), LiteLLM ("Invalid model name passed in model=x").
+ */
 const MODEL_NOT_FOUND =
-  /model_not_found|model .*(not found|does not exist)|unknown model|no such model|invalid model/i;
+  /model_not_found|\bmodels?\b.{0,80}?\b(not found|does not exist)|unknown model|no such model|invalid model|^model: |no endpoints found for/i;
 
-/** Removes the key (and anything that looks like a full key) from a provider's message. */
+/** A server message quoted in an auth error is kept to this many characters; others to SERVER_TEXT_MAX. */
+export const AUTH_TEXT_MAX = 200;
+const SERVER_TEXT_MAX = 300;
+
+/** Text a runtime adds for its developers, not for ion's users (Bun's fetch appends this to its errors). */
+const RUNTIME_NOISE = /\s*For more information, pass `verbose: true` in the second argument to fetch\(\)\.?/g;
+
+/** Any text as one line: newlines and runs of whitespace become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** `text` cut to `max` characters, marked with "…" when cut. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** A server's or runtime's text fit for an error line: no runtime internals, one line, no key. */
+function cleanText(text: string, apiKey: string | undefined, max = SERVER_TEXT_MAX): string {
+  let out = text;
+  // A proxy's HTML error page: its title says it all.
+  if (/^\s*</.test(out)) out = /<title[^>]*>([^<]*)<\/title>/i.exec(out)?.[1] ?? out.replace(/<[^>]*>/g, " ");
+  return clip(oneLine(redact(out.replace(RUNTIME_NOISE, ""), apiKey)), max);
+}
+
+/**
+ * Removes the key from a provider's message, and masks anything else key-shaped (`sk-…`, Groq's
+ * `gsk_…`, Google's `AIza…`) the server echoes: behind a gateway the echoed key may be another one.
+ */
 export function redact(text: string, apiKey: string | undefined): string {
   let out = text;
   if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join(maskKey(apiKey));
-  return out.replace(/\b(sk-[A-Za-z0-9_-]{8})[A-Za-z0-9_*-]{8,}/g, "$1…");
+  return out.replace(
+    /\b(sk-|gsk_|AIza)[A-Za-z0-9_*-]{8,}/g,
+    (token) => `${token.startsWith("sk-") ? "sk-" : ""}…${token.slice(-4)}`,
+  );
 }
 
 /** `sk-proj-abcdef…wxyz` → `sk-…wxyz`: enough to tell keys apart, never enough to use one. */
@@ -99,11 +137,52 @@ export function maskKey(key: string): string {
   return `${prefix}…${key.slice(-4)}`;
 }
 
-export function authMessage(provider: ResolvedProvider): string {
+/** Where ion looks for the provider's key, in its order: config, keys.json, the env vars. */
+function keyLocations(provider: ResolvedProvider): string {
+  const places = [`providers.${provider.id}.api_key in config.json`, "keys.json"];
+  for (const name of builtinProvider(provider.id)?.keyEnv ?? []) places.push(`$${name}`);
+  return `${places.slice(0, -1).join(", ")} and ${places.at(-1)}`;
+}
+
+/** A built-in provider that needs a key has none: said before any request is made. */
+export function missingKeyError(provider: ResolvedProvider): ProviderError | undefined {
+  if (provider.apiKey || !builtinProvider(provider.id)?.needsKey) return undefined;
+  const env = builtinProvider(provider.id)?.keyEnv[0];
+  return {
+    kind: "auth",
+    message: `no API key for ${provider.id} (ion looked in ${keyLocations(provider)}): run \`ion providers login ${provider.id}\`${env ? ` or set ${env}` : ""}`,
+  };
+}
+
+/**
+ * A rejected request (401/403): the key's source and the server's own words, which matter behind a
+ * gateway, where the key it rejects may be its upstream key rather than the user's.
+ */
+export function authMessage(provider: ResolvedProvider, serverText?: string): string {
+  const said = serverText ? `: ${clip(serverText, AUTH_TEXT_MAX)}` : "";
   if (!provider.apiKey) {
-    return `no API key for ${provider.id}: run \`ion providers login ${provider.id}\` or set the provider's key env var`;
+    return `no API key for ${provider.id}, and the server asks for one${said} (ion looked in ${keyLocations(provider)}; run \`ion providers login ${provider.id}\`)`;
   }
-  return `invalid API key for ${provider.id} (from ${provider.keySource})`;
+  return `invalid API key for ${provider.id} (from ${provider.keySource})${said}`;
+}
+
+/** Why the base URL is likely wrong, when its shape says so. */
+function baseURLHint(provider: ResolvedProvider): string {
+  const path = URL.canParse(provider.baseURL) ? new URL(provider.baseURL).pathname.replace(/\/+$/, "") : "";
+  const source = provider.baseURLSource ?? "the base URL";
+  if (provider.wire !== "openai" && path.endsWith("/v1")) {
+    const example = builtinProvider(provider.id)?.baseURL;
+    return ` — ${source} should be the server root without /v1${example ? ` (like ${example})` : ""}`;
+  }
+  if (provider.wire === "openai" && !/\/v\d/.test(path)) {
+    return ` — ${source} of an OpenAI-compatible server usually ends in /v1`;
+  }
+  return "";
+}
+
+/** The SDKs prefix their own message with the status (`404 page not found`); the line names it anyway. */
+function sdkText(message: string | undefined, status: number | undefined): string | undefined {
+  return status === undefined ? message : message?.replace(new RegExp(`^${status}\\s+`), "");
 }
 
 export function classifyHttpError(
@@ -112,10 +191,8 @@ export function classifyHttpError(
   failure: HttpFailure,
 ): ProviderError {
   const status = failure.status;
-  const text = redact(
-    bodyMessage(failure.body) ?? failure.message ?? `HTTP ${status ?? "error"}`,
-    provider.apiKey,
-  );
+  const said = bodyMessage(failure.body) ?? sdkText(failure.message, status);
+  const text = cleanText(said ?? `HTTP ${status ?? "error"}`, provider.apiKey);
   const code = bodyCode(failure.body);
   const wait = retryAfterMs(failure);
   const base = {
@@ -125,7 +202,8 @@ export function classifyHttpError(
   const line = (kind: string) => `${kind} from ${provider.id}: ${text}`;
 
   if (status === 401 || status === 403 || detailsReason(failure.body).includes("API_KEY_INVALID")) {
-    return { kind: "auth", message: authMessage(provider), ...base };
+    const quoted = said === undefined ? undefined : cleanText(said, provider.apiKey, AUTH_TEXT_MAX);
+    return { kind: "auth", message: authMessage(provider, quoted), ...base };
   }
   if (status === 429 || /rate_limit|RESOURCE_EXHAUSTED/.test(code)) {
     return { kind: "rate_limit", message: line("rate limited"), ...base };
@@ -139,30 +217,62 @@ export function classifyHttpError(
   if (CONTEXT_OVERFLOW.test(code) || CONTEXT_OVERFLOW.test(text)) {
     return { kind: "context_overflow", message: line("context window exceeded"), ...base };
   }
-  if (status === 404 || MODEL_NOT_FOUND.test(code) || MODEL_NOT_FOUND.test(text)) {
+  if (MODEL_NOT_FOUND.test(code) || MODEL_NOT_FOUND.test(text)) {
     return {
       kind: "model_not_found",
       message: `unknown model "${model}" for ${provider.id}: ${text}`,
       ...base,
     };
   }
+  if (status === 404) {
+    // Nothing in the answer names the model: the path itself does not exist on this server.
+    return {
+      kind: "bad_request",
+      message: `${provider.id} has no such endpoint (404 ${text}): check the base URL: ${provider.baseURL}${baseURLHint(provider)}`,
+      ...base,
+    };
+  }
   return { kind: "bad_request", message: line(`request rejected${status ? ` (${status})` : ""}`), ...base };
 }
 
-/** A failure with no HTTP response at all: refused, reset, DNS, timeout. */
+/** The idle timeout, when it is what ended the attempt (anywhere in the cause chain the SDK built). */
+function idleCause(cause: unknown): IdleTimeoutError | undefined {
+  for (let at = cause, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
+    if (at instanceof IdleTimeoutError) return at;
+  }
+  return undefined;
+}
+
+/** An error's message with its causes' where they add something (`Connection error. (socket closed)`). */
+function errorText(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const parts = [cause.message];
+  for (let at = cause.cause, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    if (at.message && !parts.some((p) => p.includes(at.message))) parts.push(at.message);
+  }
+  return parts.length === 1 ? parts[0]! : `${parts[0]} (${parts.slice(1).join(": ")})`;
+}
+
+function idleError(idle: IdleTimeoutError): ProviderError {
+  return { kind: "idle_timeout", message: idle.message };
+}
+
+/** A failure with no HTTP response at all: refused, reset, DNS, or no answer within the idle timeout. */
 export function networkError(provider: ResolvedProvider, cause: unknown): ProviderError {
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  const idle = idleCause(cause);
+  if (idle) return idleError(idle);
   return {
     kind: "network",
-    message: `cannot reach ${provider.id} at ${provider.baseURL}: ${redact(detail, provider.apiKey)}`,
+    message: `cannot reach ${provider.id} at ${provider.baseURL}: ${cleanText(errorText(cause), provider.apiKey)}`,
   };
 }
 
 export function droppedError(provider: ResolvedProvider, cause: unknown): ProviderError {
-  const detail = cause instanceof Error ? cause.message : String(cause);
+  const idle = idleCause(cause);
+  if (idle) return idleError(idle);
   return {
     kind: "stream_dropped",
-    message: `connection to ${provider.id} ended mid-stream: ${redact(detail, provider.apiKey)}`,
+    message: `connection to ${provider.id} ended mid-stream: ${cleanText(errorText(cause), provider.apiKey)}`,
   };
 }
 

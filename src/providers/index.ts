@@ -1,3 +1,4 @@
+import { missingKeyError } from "./errors.ts";
 import { withRetries } from "./retry.ts";
 import type { StreamEvent, StreamRequest } from "./types.ts";
 
@@ -22,7 +23,16 @@ async function* wireStream(request: StreamRequest): AsyncGenerator<StreamEvent> 
   }
 }
 
-/** The stream function the agent uses: the provider's wire with ion's retry policy around it. */
-export function streamProvider(request: StreamRequest): AsyncGenerator<StreamEvent> {
-  return withRetries(wireStream, request);
+/**
+ * The stream function the agent uses: the provider's wire with ion's retry policy around it. A built-in
+ * provider that needs a key and has none is refused here, before any request (a vendor would only
+ * answer 401, and some SDKs would go looking for credentials of their own).
+ */
+export async function* streamProvider(request: StreamRequest): AsyncGenerator<StreamEvent> {
+  const missing = missingKeyError(request.provider);
+  if (missing) {
+    yield { type: "error", error: missing };
+    return;
+  }
+  yield* withRetries(wireStream, request);
 }

@@ -8,15 +8,18 @@ import { MistralCore } from "@mistralai/mistralai/core.js";
 import { chatStream } from "@mistralai/mistralai/funcs/chatStream.js";
 import { type Fetcher, HTTPClient } from "@mistralai/mistralai/lib/http.js";
 import type { Logger } from "@mistralai/mistralai/lib/logger.js";
-import type {
-  ChatCompletionStreamRequest,
-  ChatCompletionStreamRequestMessage,
-  ContentChunk,
-  ToolCall,
-  UsageInfo,
+import {
+  type ChatCompletionStreamRequest,
+  type ChatCompletionStreamRequestMessage,
+  type CompletionEvent,
+  type ContentChunk,
+  completionChunkFromJSON,
+  type ToolCall,
+  type UsageInfo,
 } from "@mistralai/mistralai/models/components";
 import { HTTPClientError, InvalidRequestError, MistralError } from "@mistralai/mistralai/models/errors";
-import { abortedError, classifyHttpError, droppedError, networkError, redact } from "./errors.ts";
+import { abortedError, classifyHttpError, droppedError, networkError, record, redact } from "./errors.ts";
+import { idleFetch } from "./idle.ts";
 import type { Message, ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
 
@@ -41,16 +44,22 @@ export async function* streamMistral(request: StreamRequest): AsyncGenerator<Str
   const opened = await Promise.resolve()
     .then(() => chatStream(client, toMistralRequest(request), { signal, headers: provider.headers }))
     .catch((error: unknown) => ({ ok: false as const, error }));
-  if (!opened.ok) {
-    yield { type: "error", error: failureBeforeResponse(request, opened.error) };
-    return;
+  let events: AsyncIterable<CompletionEvent> | CompletionEvent[];
+  if (opened.ok) events = opened.value;
+  else {
+    const answer = jsonAnswer(opened.error);
+    if (!answer) {
+      yield { type: "error", error: failureBeforeResponse(request, opened.error) };
+      return;
+    }
+    events = [answer];
   }
 
   const calls = new ToolCalls();
   let usage: Usage | undefined;
   let finish: string | undefined;
   try {
-    for await (const event of opened.value) {
+    for await (const event of events) {
       const chunk = event.data;
       if (chunk.usage) usage = toUsage(chunk.usage);
       const choice = chunk.choices.find((c) => c.index === 0) ?? chunk.choices[0];
@@ -247,6 +256,30 @@ function toMistralMessages(system: string, messages: Message[]): ChatCompletionS
   return out;
 }
 
+/**
+ * A proxy's plain JSON completion where a stream was asked for: the SDK refuses it as an unexpected
+ * content type, but it is a complete answer, replayed as the one chunk it amounts to.
+ */
+function jsonAnswer(error: unknown): CompletionEvent | undefined {
+  if (!(error instanceof MistralError) || error.statusCode >= 300 || !/json/i.test(error.contentType)) {
+    return undefined;
+  }
+  const body = record(parseBody(error.body));
+  if (!body || !Array.isArray(body.choices)) return undefined;
+  const choices = body.choices.map((raw: unknown) => {
+    const choice = record(raw);
+    const message = record(choice?.message) ?? {};
+    const calls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
+    return {
+      index: choice?.index ?? 0,
+      delta: message,
+      finish_reason: choice?.finish_reason ?? (calls ? "tool_calls" : "stop"),
+    };
+  });
+  const chunk = completionChunkFromJSON(JSON.stringify({ ...body, choices }));
+  return chunk.ok ? { data: chunk.value } : undefined;
+}
+
 /** A failure with no usable 200 response: an HTTP error status, a connection failure, or an abort. */
 function failureBeforeResponse(request: StreamRequest, error: unknown): ProviderError {
   const { provider, model } = request;
@@ -302,7 +335,7 @@ function sdkLogger(request: StreamRequest): Logger {
 /** fetch, minus the model-deprecation header the SDK would print to the console; noted in the log instead. */
 function quietFetcher(request: StreamRequest): Fetcher {
   return async (input, init) => {
-    const response = await (init === undefined ? fetch(input) : fetch(input, init));
+    const response = await idleFetch(request.provider)(input, init);
     const retires = response.headers.get(DEPRECATION_HEADER);
     if (retires === null) return response;
     request.log?.(`mistral: model ${request.model} is deprecated and will be removed on ${retires}`);

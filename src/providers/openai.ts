@@ -12,7 +12,9 @@ import type {
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import { abortedError, classifyHttpError, droppedError, networkError, redact } from "./errors.ts";
+import { abortedError, classifyHttpError, droppedError, networkError, record, redact } from "./errors.ts";
+import { idleFetch } from "./idle.ts";
+import { completionAsChunk, isJsonResponse } from "./json-answer.ts";
 import {
   type AssistantMessage,
   emptyUsage,
@@ -39,12 +41,6 @@ interface StreamState {
   calls: Map<number, PendingCall>;
   finish: string | undefined;
   usage: Usage | undefined;
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 function count(value: unknown): number {
@@ -132,8 +128,12 @@ function makeClient(request: StreamRequest): OpenAI {
     };
   return new OpenAI({
     baseURL: provider.baseURL,
-    apiKey: provider.apiKey ?? "none",
-    defaultHeaders: provider.headers,
+    // A keyless endpoint (Ollama, a local server) gets no Authorization header at all: the SDK insists on
+    // some key (and would read $OPENAI_API_KEY when given none), so a placeholder it never sends, with
+    // the header explicitly removed.
+    apiKey: provider.apiKey ?? "unused",
+    defaultHeaders: provider.apiKey ? provider.headers : { Authorization: null, ...provider.headers },
+    fetch: idleFetch(provider),
     // The user's OPENAI_ORG_ID / OPENAI_PROJECT_ID are OpenAI's business, not another vendor's.
     ...(provider.id === "openai" ? {} : { organization: null, project: null }),
     maxRetries: 0,
@@ -239,16 +239,11 @@ function* finishEvents(state: StreamState): Generator<StreamEvent> {
 
 // ── errors ─────────────────────────────────────────────────────────────────────────────────────
 
-function connectionDetail(err: Error): string {
-  const cause = err.cause instanceof Error ? err.cause.message : undefined;
-  return cause && cause !== err.message ? `${err.message} (${cause})` : err.message;
-}
-
 /** `started`: the response headers arrived, so a transport failure now is a dropped stream. */
 function classify(request: StreamRequest, err: unknown, started: boolean): ProviderError {
   const { provider, model } = request;
   if (request.signal.aborted || err instanceof APIUserAbortError) return abortedError(provider);
-  if (err instanceof APIConnectionError) return networkError(provider, connectionDetail(err));
+  if (err instanceof APIConnectionError) return networkError(provider, err);
   if (err instanceof APIError) {
     // `err.error` is the body's `error` member; rewrap it so every body shape classifies the same.
     const body = err.error === undefined ? undefined : { error: err.error };
@@ -264,14 +259,33 @@ function errorEvent(error: ProviderError, state: StreamState): StreamEvent {
   return state.usage ? { type: "error", error, usage: state.usage } : { type: "error", error };
 }
 
+/**
+ * A plain JSON body where a stream was asked for: a complete answer (some proxies and mocks do this),
+ * or an error object sent with a 2xx status.
+ */
+async function* jsonAnswer(response: Response): AsyncGenerator<ChatCompletionChunk> {
+  const body: unknown = await response.json();
+  const chunk = completionAsChunk(body);
+  if (chunk) {
+    yield chunk;
+    return;
+  }
+  const error = record(body)?.error;
+  if (error !== undefined) {
+    throw new APIError(undefined, record(error) ?? { message: String(error) }, undefined, response.headers);
+  }
+  throw new Error("the server answered with JSON that is not a chat completion");
+}
+
 /** Streams one Chat Completions request. Never throws: failures end the stream with an `error` event. */
 export async function* streamOpenAI(request: StreamRequest): AsyncGenerator<StreamEvent> {
   const state: StreamState = { calls: new Map(), finish: undefined, usage: undefined };
   let stream: AsyncIterable<ChatCompletionChunk>;
   try {
-    stream = await makeClient(request).chat.completions.create(buildParams(request), {
-      signal: request.signal,
-    });
+    const { data, response } = await makeClient(request)
+      .chat.completions.create(buildParams(request), { signal: request.signal })
+      .withResponse();
+    stream = isJsonResponse(response) ? jsonAnswer(response) : data;
   } catch (err) {
     yield errorEvent(classify(request, err, false), state);
     return;

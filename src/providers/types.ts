@@ -85,6 +85,7 @@ export type ProviderErrorKind =
   | "model_not_found" // unknown model id
   | "bad_request" // any other 4xx
   | "network" // connection refused / reset / DNS / timeout before any response
+  | "idle_timeout" // the server stopped sending (before the first byte or between chunks) for too long
   | "stream_dropped" // the connection ended mid-stream, or the stream was malformed
   | "aborted"; // the caller's AbortSignal fired
 
@@ -102,7 +103,8 @@ export function isRetryable(error: ProviderError): boolean {
     error.kind === "rate_limit" ||
     error.kind === "overloaded" ||
     error.kind === "server" ||
-    error.kind === "network"
+    error.kind === "network" ||
+    error.kind === "idle_timeout"
   );
 }
 
@@ -133,13 +135,26 @@ export interface ResolvedProvider {
   wire: WireId;
   /** Base URL in the form the wire's SDK expects (OpenAI: with /v1; Anthropic, Mistral: the root). */
   baseURL: string;
+  /**
+   * Where the base URL came from, for error messages: "ANTHROPIC_BASE_URL", "providers.x.api_base",
+   * "api_base"; undefined for the registry's default.
+   */
+  baseURLSource?: string;
   apiKey: string | undefined;
   /** Where the key came from, for error messages: "config", "keys.json", "env OPENAI_API_KEY", "none". */
   keySource: string;
   headers: Record<string, string>;
   /** Wire quirks of OpenAI-compatible vendors, e.g. how thinking is requested. */
   quirks: ProviderQuirks;
+  /**
+   * How long the server may stay silent — before the first byte and between chunks — before the
+   * attempt fails (config `network.idle_timeout_s`); DEFAULT_IDLE_TIMEOUT_MS when unset.
+   */
+  idleTimeoutMs?: number;
 }
+
+/** `network.idle_timeout_s` when the config says nothing: long enough for a slow first token. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 export interface ProviderQuirks {
   /**

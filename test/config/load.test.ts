@@ -173,6 +173,14 @@ describe("loadConfig", () => {
       `${userFile()}: providers.local.context_window: expected number to be >0`,
     );
 
+    await write(userFile(), { network: { idle_timeout_s: 0 } });
+    err = await loadError();
+    expect(err.message).toBe(`${userFile()}: network.idle_timeout_s: expected number to be >0`);
+
+    await write(userFile(), { network: { idle_timeout_s: "2m" } });
+    err = await loadError();
+    expect(err.message).toBe(`${userFile()}: network.idle_timeout_s: expected number, received string`);
+
     await write(userFile(), { providers: { openai: { api_key: 123 } }, foo: true });
     const bytes = await readFile(userFile(), "utf8");
     err = await loadError();

@@ -114,6 +114,7 @@ describe("resolveProvider", () => {
       keySource: "config",
       headers: {},
       quirks: { maxTokensParam: "max_completion_tokens" },
+      idleTimeoutMs: 120_000,
     });
     expect(contextWindow(config, "openai")).toBe(128000);
     // top-level key and base belong to the selected provider only
@@ -191,6 +192,27 @@ describe("resolveProvider", () => {
     );
   });
 
+  test("where the base URL came from is kept for error messages", () => {
+    const source = (config: Config, env: Record<string, string>) =>
+      resolveProvider(config, "anthropic", env).baseURLSource;
+    expect(source({}, {})).toBeUndefined();
+    expect(source({}, { ANTHROPIC_BASE_URL: "http://gw.local" })).toBe("ANTHROPIC_BASE_URL");
+    expect(source({ provider: "anthropic", api_base: "http://top" }, {})).toBe("api_base");
+    expect(source({ providers: { anthropic: { api_base: "http://entry" } } }, {})).toBe(
+      "providers.anthropic.api_base",
+    );
+  });
+
+  test("network.idle_timeout_s reaches every provider in ms; 120 s by default", () => {
+    expect(resolveProvider({}, "openai", {}).idleTimeoutMs).toBe(120_000);
+    const config: Config = {
+      network: { idle_timeout_s: 1.5 },
+      providers: { lab: { api_base: "http://lab/v1" } },
+    };
+    expect(resolveProvider(config, "anthropic", {}).idleTimeoutMs).toBe(1500);
+    expect(resolveProvider(config, "lab", {}).idleTimeoutMs).toBe(1500);
+  });
+
   test("custom openai-compatible providers", () => {
     const config: Config = {
       providers: {
@@ -214,6 +236,8 @@ describe("resolveProvider", () => {
       keySource: "keys.json",
       headers: { "X-Team": "ion" },
       quirks: {},
+      idleTimeoutMs: 120_000,
+      baseURLSource: "providers.vllm.api_base",
     });
     expect(contextWindow(config, "vllm")).toBe(32768);
     expect(contextWindow(config, "openai")).toBe(8192);

@@ -196,12 +196,18 @@ describe("redact and maskKey", () => {
     expect(out).toContain("See the docs.");
   });
 
-  test("redact also shortens any other sk- key", () => {
-    // A fake key in a real key's shape, assembled so the source holds no key-shaped literal.
+  test("redact also masks any other key-shaped token a server echoes (a gateway's upstream key)", () => {
+    // Fake keys in real keys' shapes, assembled so the source holds no key-shaped literal.
     const other = ["sk-ant", "api03", "AAAABBBBCCCCDDDDEEEE"].join("-");
-    const out = redact(`leaked ${other} here`, KEY);
+    const groq = ["gsk", "0123456789abcdefWXYZ"].join("_");
+    const out = redact(`leaked ${other} here, and ${groq}.`, KEY);
     expect(out).not.toContain(other);
-    expect(out).toContain("leaked sk-ant-api0… here");
+    expect(out).toBe("leaked sk-…EEEE here, and …WXYZ.");
+  });
+
+  test("OpenAI's own half-masked echo is masked the same way", () => {
+    const echoed = `Incorrect API key provided: sk-VKMIs${"*".repeat(39)}wjh3. You can find your API key at x.`;
+    expect(redact(echoed, undefined)).toBe("Incorrect API key provided: sk-…wjh3. You can find your API key at x.");
   });
 
   test("redact handles non-sk keys and repeated occurrences", () => {

@@ -267,6 +267,16 @@ describe("streamReply through the official SDKs", () => {
 });
 
 describe("jsonReply through the official SDKs", () => {
+  test("answers a streaming request too (as some proxies do), when queued directly", async () => {
+    server.enqueue(jsonReply("openai", { text: "not streamed" }));
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m", stream: true, messages: USER }),
+    });
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect((await response.json()).choices[0].message.content).toBe("not streamed");
+  });
+
   test("openai", async () => {
     server.enqueue(jsonReply("openai", FULL));
     const completion = await openai().chat.completions.create({ model: "gpt-4o", messages: USER });
@@ -408,6 +418,39 @@ describe("errorReply", () => {
     await expect(errorReply("openai", 529)).rejects.toThrow("no openai 529 error");
     await expect(errorReply("gemini", 401)).rejects.toThrow("API_KEY_INVALID");
     await expect(errorReply("openai", 429, { kind: "context" })).rejects.toThrow("400");
+    await expect(errorReply("openai", 400, { kind: "endpoint" })).rejects.toThrow("404");
+  });
+
+  test("a 404 for a path the server does not have names no model", async () => {
+    for (const provider of ["openai", "anthropic", "mistral", "litellm"] as const) {
+      const reply = await errorReply(provider, 404, { kind: "endpoint" });
+      expect(reply.status).toBe(404);
+      expect(reply.body).not.toMatch(/model/i);
+    }
+    const ollama = await errorReply("ollama", 404, { kind: "endpoint" });
+    expect(ollama).toMatchObject({
+      body: "404 page not found",
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
+  });
+
+  test("LiteLLM's 401 has the proxy's shape: every field a string", async () => {
+    const reply = await errorReply("litellm", 401);
+    expect(JSON.parse(reply.body!)).toMatchObject({
+      error: { type: "auth_error", param: "None", code: "401" },
+    });
+    expect(JSON.parse(reply.body!).error.message).toStartWith(
+      "Authentication Error, Invalid proxy server token passed.",
+    );
+  });
+
+  test("a multi-line message survives as newlines inside the JSON string", async () => {
+    for (const provider of ["openai", "anthropic", "mistral", "litellm"] as const) {
+      const reply = await errorReply(provider, 400, { kind: "multiline" });
+      const body = JSON.parse(reply.body!);
+      const message: string = body.error?.message ?? body.message;
+      expect(message.split("\n")).toHaveLength(3);
+    }
   });
 });
 
@@ -482,6 +525,20 @@ describe("faults", () => {
 
   test("dropMidStream refuses a Mistral reply whose only content is the final tool-call chunk", () => {
     expect(() => dropMidStream("mistral", { toolCalls: [{ name: "x", input: {} }] })).toThrow("Mistral");
+  });
+
+  test("stallBeforeHeaders sends nothing at all until the client gives up", async () => {
+    server.enqueue({ stallBeforeHeaders: true });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const error = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      body: "{}",
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    expect((error as Error).name).toBe("AbortError");
+    for (let i = 0; i < 50 && server.openConnections() > 0; i++) await Bun.sleep(5);
+    expect(server.openConnections()).toBe(0);
   });
 
   test("stallMidStream holds the stream open until the client aborts", async () => {

@@ -6,7 +6,7 @@
  * It speaks HTTP over a raw `Bun.listen` socket rather than `Bun.serve` so that faults are exact and
  * quiet: a dropped stream writes its chunks, then closes the socket in the middle of the chunked body
  * (the client sees ECONNRESET / an incomplete body, nothing is printed), and a stalled stream simply
- * stops writing until the client goes away.
+ * stops writing until the client goes away (after some chunks, or before even the status line).
  */
 import { STATUS_CODES } from "node:http";
 import type { Socket, TCPSocketListener } from "bun";
@@ -39,6 +39,8 @@ export interface FakeResponse {
   dropDelayMs?: number;
   /** After this many chunks, stop writing and hold the connection open until the client gives up. */
   stallAfterChunks?: number;
+  /** Write nothing at all, not even the status line, and hold the connection open until the client gives up. */
+  stallBeforeHeaders?: boolean;
   /** Only answer requests whose path (without the query) ends with this (default: any path). */
   pathSuffix?: string;
   /**
@@ -201,6 +203,10 @@ async function writeResponse(
   response: FakeResponse,
   closeAfter: boolean,
 ): Promise<boolean> {
+  if (response.stallBeforeHeaders) {
+    await untilClosed(socket.data);
+    return false;
+  }
   const chunks = response.chunks ?? (response.body === undefined ? [] : [response.body]);
   const streaming =
     response.chunks !== undefined ||

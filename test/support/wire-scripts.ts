@@ -43,15 +43,20 @@ export interface ScriptedReply {
   signature?: string;
 }
 
-export type ErrorProvider = Wire | "gemini" | "openrouter" | "ollama";
+/** `litellm`: the LiteLLM proxy, a gateway in front of any of the others (OpenAI-compatible bodies). */
+export type ErrorProvider = Wire | "gemini" | "openrouter" | "ollama" | "litellm";
 export type ErrorStatus = 401 | 400 | 404 | 429 | 500 | 529;
 export interface ErrorReplyOptions {
   /** Sent as `retry-after` (seconds); on Gemini 429 also written into the body's RetryInfo.retryDelay. */
   retryAfterSeconds?: number;
   /** Sent as `retry-after-ms`. */
   retryAfterMs?: number;
-  /** With 400: the provider's context-overflow error instead of its generic bad request. */
-  kind?: "context";
+  /**
+   * With 400, `context`: the provider's context-overflow error instead of its generic bad request;
+   * `multiline`: an error whose message spans several lines (as vLLM's validation errors do).
+   * With 404, `endpoint`: the server has no such path (a wrong base URL), so nothing names a model.
+   */
+  kind?: "context" | "multiline" | "endpoint";
 }
 
 /** The path suffix of the wire's chat endpoint, used to match queued replies to requests. */
@@ -573,16 +578,26 @@ export function stallMidStream(wire: Wire, reply: ScriptedReply): FakeResponse {
  * Error bodies: `file` = a real body from ../shared/fixtures/errors; `body` = built in the provider's
  * documented error shape where no capture exists (those messages are illustrative).
  */
-type ErrorBody = { file: string } | { body: string };
-type ErrorKey = `${ErrorStatus}` | "400:context";
+type ErrorBody = { file: string } | { body: string; contentType?: string };
+type ErrorKey = `${ErrorStatus}` | "400:context" | "400:multiline" | "404:endpoint";
+
+/** A validation error in vLLM's (pydantic's) multi-line form. */
+const MULTILINE =
+  "1 validation error for ChatCompletionRequest\\nmax_tokens\\n  Input should be greater than 0 [type=greater_than, input_value=-1, input_type=int]";
 
 const ERROR_BODIES: Record<ErrorProvider, Partial<Record<ErrorKey, ErrorBody>>> = {
   openai: {
     "400": { file: "openai-400-unsupported-parameter.json" },
     "400:context": { file: "openai-400-context-length-exceeded.json" },
+    "400:multiline": {
+      body: `{"error":{"message":"${MULTILINE}","type":"BadRequestError","param":null,"code":400}}`,
+    },
     "401": { file: "openai-401-invalid-api-key.json" },
     "404": {
       body: '{"error":{"message":"The model `gpt-nonexistent` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}',
+    },
+    "404:endpoint": {
+      body: '{"error":{"message":"Invalid URL (POST /v1/v1/chat/completions)","type":"invalid_request_error","param":null,"code":null}}',
     },
     "429": { file: "openai-429-rate-limit-tokens.json" },
     "500": {
@@ -595,9 +610,13 @@ const ERROR_BODIES: Record<ErrorProvider, Partial<Record<ErrorKey, ErrorBody>>> 
     },
     "400:context": { file: "anthropic-400-prompt-too-long.json" },
     "401": { file: "anthropic-401-authentication-error.json" },
+    "400:multiline": {
+      body: `{"type":"error","error":{"type":"invalid_request_error","message":"${MULTILINE}"}}`,
+    },
     "404": {
       body: '{"type":"error","error":{"type":"not_found_error","message":"model: claude-nonexistent"}}',
     },
+    "404:endpoint": { body: '{"type":"error","error":{"type":"not_found_error","message":"Not Found"}}' },
     "429": { file: "anthropic-429-rate-limit-error.json" },
     "500": { body: '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}' },
     "529": { file: "anthropic-529-overloaded-error.json" },
@@ -610,9 +629,13 @@ const ERROR_BODIES: Record<ErrorProvider, Partial<Record<ErrorKey, ErrorBody>>> 
       body: '{"object":"error","message":"Prompt contains 40960 tokens, too large for model with 32768 maximum context length","type":"invalid_request_error","param":null,"code":null}',
     },
     "401": { file: "mistral-401-unauthorized.json" },
+    "400:multiline": {
+      body: `{"object":"error","message":"${MULTILINE}","type":"invalid_request_error","param":null,"code":null}`,
+    },
     "404": {
       body: '{"object":"error","message":"Invalid model: mistral-nonexistent","type":"invalid_model","param":null,"code":"1500"}',
     },
+    "404:endpoint": { body: '{"detail":"Not Found"}' },
     "429": {
       body: '{"object":"error","message":"Rate limit exceeded","type":"rate_limited","param":null,"code":"1300"}',
     },
@@ -640,8 +663,28 @@ const ERROR_BODIES: Record<ErrorProvider, Partial<Record<ErrorKey, ErrorBody>>> 
     "400": { body: '{"error":"invalid request"}' },
     "401": { body: '{"error":"unauthorized"}' },
     "404": { file: "ollama-404-model-not-found.json" },
+    // Go's default for an unknown path: plain text.
+    "404:endpoint": { body: "404 page not found", contentType: "text/plain; charset=utf-8" },
     "429": { body: '{"error":"too many requests"}' },
     "500": { file: "ollama-500-error.json" },
+  },
+  // LiteLLM's proxy (`ProxyException` bodies: every field a string, "None" included). The 401 is what it
+  // answers for a key it does not know, quoting that key abbreviated its own way.
+  litellm: {
+    "400": {
+      body: `{"error":{"message":"litellm.BadRequestError: OpenAIException - Invalid request","type":"invalid_request_error","param":"None","code":"400"}}`,
+    },
+    "400:multiline": {
+      body: `{"error":{"message":"${MULTILINE}","type":"None","param":"None","code":"400"}}`,
+    },
+    "401": {
+      body: '{"error":{"message":"Authentication Error, Invalid proxy server token passed. Received API Key = sk-...wxyz, Key Hash (Token) =0f1e2d3c. Unable to find token in cache or `LiteLLM_VerificationTokenTable`","type":"auth_error","param":"None","code":"401"}}',
+    },
+    // FastAPI's default for an unknown path.
+    "404:endpoint": { body: '{"detail":"Not Found"}' },
+    "500": {
+      body: '{"error":{"message":"litellm.InternalServerError: Internal server error","type":"None","param":"None","code":"500"}}',
+    },
   },
 };
 
@@ -652,6 +695,7 @@ const ERROR_CONTENT_TYPE: Record<ErrorProvider, string> = {
   gemini: "application/json; charset=UTF-8",
   openrouter: "application/json",
   ollama: "application/json; charset=utf-8",
+  litellm: "application/json",
 };
 
 /**
@@ -665,10 +709,12 @@ export async function errorReply(
   status: ErrorStatus,
   opts: ErrorReplyOptions = {},
 ): Promise<FakeResponse> {
-  if (opts.kind === "context" && status !== 400) {
-    throw new Error(`errorReply: kind "context" is a 400 error, not ${status}`);
+  const kindStatus = { context: 400, multiline: 400, endpoint: 404 } as const;
+  if (opts.kind !== undefined && kindStatus[opts.kind] !== status) {
+    throw new Error(`errorReply: kind "${opts.kind}" is a ${kindStatus[opts.kind]} error, not ${status}`);
   }
-  const key: ErrorKey = opts.kind === "context" ? "400:context" : `${status}`;
+  const kindKey = { context: "400:context", multiline: "400:multiline", endpoint: "404:endpoint" } as const;
+  const key: ErrorKey = opts.kind === undefined ? `${status}` : kindKey[opts.kind];
   const source = ERROR_BODIES[provider][key];
   if (!source) {
     const hint =
@@ -680,7 +726,9 @@ export async function errorReply(
   }
   let body = "file" in source ? await Bun.file(`${FIXTURES}errors/${source.file}`).text() : source.body;
 
-  const headers: Record<string, string> = { "content-type": ERROR_CONTENT_TYPE[provider] };
+  const contentType =
+    ("contentType" in source ? source.contentType : undefined) ?? ERROR_CONTENT_TYPE[provider];
+  const headers: Record<string, string> = { "content-type": contentType };
   if (provider === "openai" && status === 429) {
     Object.assign(headers, {
       "x-ratelimit-limit-requests": "500",
