@@ -32,7 +32,7 @@ function main(floor: string, ion: string): void {
       name: "ion --version",
       argv: [ion, "--version"],
       target: 1.5,
-      expect: (s) => /^ion \d+\.\d+\.\d+\S*\n$/.test(s),
+      expect: (s) => /^ion \d+\.\d+\.\d+\S*( \([0-9a-f]{7,}\))?\n$/.test(s),
       times: [],
       rss: [],
     },

@@ -38,7 +38,8 @@
  * - `--sourcemap=none`: nothing to load or embed.
  * Tried without gain: `--bytecode-order` (a profile recorded with BUN_BYTECODE_ORDER_OUT from
  * `--version`, `--help`, `run --help` and `run`: same times, −2.5 MB RSS on `run`), `--min-chunk-size`.
- * `--define` for the version wasn't needed: `--version` is already at the floor.
+ * The version comes from package.json; the commit is injected with `--define ION_COMMIT=…` (see
+ * src/version.ts), a constant folded into the bundle, so `--version` stays at the floor.
  */
 import { parseArgs } from "node:util";
 
@@ -62,12 +63,24 @@ export interface CompileOptions {
   target?: string;
   /** Print nothing unless the build fails (for the benchmarks). */
   quiet?: boolean;
+  /** The short git commit `ion --version` names (see src/version.ts); omitted: none. */
+  commit?: string;
+}
+
+/** The checkout's short commit, or undefined when this is not a git checkout (or git is missing). */
+export function gitCommit(): string | undefined {
+  const git = Bun.which("git");
+  if (!git) return undefined;
+  const head = Bun.spawnSync([git, "rev-parse", "--short=7", "HEAD"], { stdout: "pipe", stderr: "pipe" });
+  const commit = head.stdout.toString().trim();
+  return head.exitCode === 0 && /^[0-9a-f]{7,40}$/.test(commit) ? commit : undefined;
 }
 
 /** Compiles `entry` to `outfile` with COMPILE_FLAGS; resolves to the exit status of `bun build`. */
 export async function compile(entry: string, outfile: string, options: CompileOptions = {}): Promise<number> {
   const command = [process.execPath, "build", ...COMPILE_FLAGS, entry, "--outfile", outfile];
   if (options.target) command.push("--target", options.target);
+  if (options.commit) command.push("--define", `ION_COMMIT=${JSON.stringify(options.commit)}`);
   const build = Bun.spawn(command, {
     stdout: options.quiet ? "pipe" : "inherit",
     stderr: options.quiet ? "pipe" : "inherit",
@@ -90,7 +103,7 @@ if (import.meta.main) {
     values.outfile ?? (values.target ? `dist/ion-${values.target.replace(/^bun-/, "")}` : "dist/ion");
 
   const started = performance.now();
-  const code = await compile("src/main.ts", outfile, { target: values.target });
+  const code = await compile("src/main.ts", outfile, { target: values.target, commit: gitCommit() });
   if (code !== 0) {
     process.stderr.write(`build failed (exit ${code})\n`);
     process.exit(code || 1);

@@ -1,6 +1,8 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
 import { describeError, exitCodeFor, IonError } from "./errors.ts";
-import { VERSION } from "./version.ts";
+import { rememberStdioModes, restoreStdioModes } from "./util/fd-modes.ts";
+import { settleOutputs, stdoutClosed, watchOutputs, writeFast } from "./util/stdout.ts";
+import { VERSION, VERSION_TEXT } from "./version.ts";
 
 type LoadCommand = () => Promise<CommandDef>;
 
@@ -26,25 +28,14 @@ const root: CommandDef = {
 
 /**
  * Set once a command module runs: from then on output may have gone through process.stdout/stderr,
- * which must be flushed before exit. Until then ion writes with console.* only, because the first
- * touch of process.stdout/stderr costs ~20 ms of start-up (see main.ts).
+ * which must be flushed before exit. Until then ion writes without them (writeFast, console.error),
+ * because the first touch of process.stdout/stderr costs ~20 ms of start-up (see main.ts).
  */
 let streamsInUse = false;
-
-function writeOut(text: string): void {
-  if (streamsInUse) process.stdout.write(`${text}\n`);
-  else console.log(text);
-}
 
 function writeErr(text: string): void {
   if (streamsInUse) process.stderr.write(`${text}\n`);
   else console.error(text);
-}
-
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (!stream.write("", () => resolve())) stream.once("drain", () => resolve());
-  });
 }
 
 /**
@@ -70,30 +61,32 @@ function isHelp(arg: string): boolean {
 
 function report(err: unknown): number {
   const code = err instanceof IonError ? err.code : "internal";
+  // Once the output has gone, what fails next is its consequence (an aborted run), not news.
+  if (stdoutClosed()) return exitCodeFor(code);
   writeErr(`ion: ${describeError(err)}`);
   if (err instanceof IonError && err.hint) writeErr(`  ${err.hint}`);
   if (code === "internal" && process.env.ION_DEBUG && err instanceof Error && err.stack) writeErr(err.stack);
   return exitCodeFor(code);
 }
 
-/** Runs the command line; resolves to the exit status once all output is flushed. */
-export async function dispatch(argv: string[]): Promise<number> {
-  const code = await dispatchInner(argv);
-  if (streamsInUse) await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-  return code;
+/**
+ * Runs the command line; resolves to the exit status once all output is flushed and the standard
+ * streams are back in the mode ion found them in. `exit` ends the process at once; it is used only
+ * when the output fails while a command runs (see util/stdout.ts).
+ */
+export async function dispatch(argv: string[], exit: (code: number) => void): Promise<number> {
+  const code = await dispatchInner(argv, exit);
+  if (!streamsInUse) return code;
+  const status = await settleOutputs(code);
+  restoreStdioModes();
+  return status;
 }
 
-async function dispatchInner(argv: string[]): Promise<number> {
+async function dispatchInner(argv: string[], exit: (code: number) => void): Promise<number> {
   const [name, ...rest] = argv;
   try {
-    if (name === undefined || isHelp(name)) {
-      writeOut(await usage(root));
-      return 0;
-    }
-    if (name === "--version" || name === "-V") {
-      writeOut(`ion ${VERSION}`);
-      return 0;
-    }
+    if (name === undefined || isHelp(name)) return writeFast(`${await usage(root)}\n`);
+    if (name === "--version" || name === "-V") return writeFast(`ion ${VERSION_TEXT}\n`);
     const load = COMMANDS[name];
     if (!load) {
       const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;
@@ -105,10 +98,15 @@ async function dispatchInner(argv: string[]): Promise<number> {
     const helpAt = rest.findIndex((a) => a === "--" || isHelp(a));
     if (helpAt >= 0 && rest[helpAt] !== "--") {
       const [target, parent] = await helpTarget(command, rest.slice(0, helpAt));
-      writeOut(await usage(target, parent));
-      return 0;
+      return writeFast(`${await usage(target, parent)}\n`);
     }
+    // Before the command first touches process.stdout/stderr, which makes pipes non-blocking.
+    await rememberStdioModes();
     streamsInUse = true;
+    watchOutputs((status) => {
+      restoreStdioModes();
+      exit(status);
+    });
     await runCommand(command, { rawArgs: rest });
     return 0;
   } catch (err) {

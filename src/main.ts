@@ -5,20 +5,24 @@
  *
  * Start-up note: the first touch of `process.stdout` / `process.stderr` (even `"stdout" in process`)
  * makes Bun build its node streams, ~20 ms on a 2-core machine — three times a whole hello-world. The
- * fast paths (`--version`, `--help`, usage errors) therefore write with `console.*`, which is
- * synchronous and free, and only cli.ts flushes the streams, once a command has run.
+ * fast paths (`--version`, `--help`, usage errors) therefore write with `Bun.write(Bun.stdout)` and
+ * `console.error`, which cost nothing, and only cli.ts flushes the streams, once a command has run.
  */
-import { VERSION } from "./version.ts";
+import { writeFast } from "./util/stdout.ts";
+import { VERSION_TEXT } from "./version.ts";
+
+function exit(code: number): void {
+  process.exit(code);
+}
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-    console.log(`ion ${VERSION}`);
-    return 0;
-  }
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V"))
+    return writeFast(`ion ${VERSION_TEXT}\n`);
   const { dispatch } = await import("./cli.ts");
-  return dispatch(argv);
+  return dispatch(argv, exit);
 }
 
 // Exit explicitly: an SDK's idle keep-alive socket must not hold a finished run open. `dispatch` has
-// already flushed anything written through process.stdout/stderr.
-main(process.argv.slice(2)).then((code) => process.exit(code));
+// already flushed anything written through process.stdout/stderr (and `exit` is also how it ends ion
+// early when its output is closed).
+main(process.argv.slice(2)).then(exit);

@@ -275,7 +275,7 @@ describe("help and version", () => {
   test("--version, --help, run --help", async () => {
     using box = new Sandbox();
     const version = await box.run(["--version"]);
-    expect(version.stdout).toMatch(/^ion \d+\.\d+\.\d+\n$/);
+    expect(version.stdout).toMatch(/^ion \d+\.\d+\.\d+( \([0-9a-f]{7,}\))?\n$/);
     const help = await box.run(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("run");

@@ -1,0 +1,129 @@
+/**
+ * What ion does when its output goes away. The reader of a pipe leaving (`ion … | head -n 1`) ends ion
+ * quietly with status 141 — what a shell shows for a writer that SIGPIPE ended (`yes | head`). Bun
+ * ignores SIGPIPE and reports EPIPE as an `error` event on process.stdout/stderr, which, unheard, is
+ * printed as an uncaught error with a stack trace. Any other failed write (a full disk: `> /dev/full`)
+ * is one `ion:` line and status 1: the output is lost, so success would be a lie.
+ *
+ * A command with work in flight registers `onStdoutClosed(stop)` — the run aborts its turn so that its
+ * session is saved — and ion exits once the command has wound down (at most GRACE_MS later). With no
+ * such hook registered ion exits at once.
+ *
+ * The fast paths (`--version`, `--help`) never touch process.stdout (see main.ts): `writeFast` reports a
+ * failed write through Bun.write's promise instead, at the same cost as console.log.
+ */
+
+/** 128 + SIGPIPE: the status a shell reports for `yes | head`. */
+export const BROKEN_PIPE_STATUS = 141;
+const WRITE_FAILED_STATUS = 1;
+/** How long registered hooks get to wind a command down before ion exits anyway. */
+const GRACE_MS = 5_000;
+
+type Hook = () => void | Promise<void>;
+type Exit = (code: number) => void;
+
+interface Failure {
+  status: number;
+  /** The line for stderr; none for a closed pipe, which is not an error. */
+  message: string | undefined;
+}
+
+const hooks = new Set<Hook>();
+let failure: Failure | undefined;
+let hooksDone: Promise<void> = Promise.resolve();
+let watching = false;
+
+/**
+ * Calls `hook` once if stdout or stderr is closed (or fails) while a command runs; the returned function
+ * unregisters it. The hook should stop the command's work (abort a turn), not exit: ion exits when the
+ * command returns.
+ */
+export function onStdoutClosed(hook: Hook): () => void {
+  hooks.add(hook);
+  return () => {
+    hooks.delete(hook);
+  };
+}
+
+/** Whether ion's output has gone away (then nothing more should be reported on it). */
+export function stdoutClosed(): boolean {
+  return failure !== undefined;
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
+}
+
+function failureFor(err: unknown, stream: "stdout" | "stderr"): Failure {
+  if (errnoCode(err) === "EPIPE") return { status: BROKEN_PIPE_STATUS, message: undefined };
+  const why = err instanceof Error ? err.message : String(err);
+  return { status: WRITE_FAILED_STATUS, message: `ion: cannot write to ${stream}: ${why}` };
+}
+
+function exitWith(exit: Exit, found: Failure): void {
+  if (found.message !== undefined) console.error(found.message);
+  exit(found.status);
+}
+
+function failed(err: unknown, stream: "stdout" | "stderr", exit: Exit): void {
+  if (failure) return;
+  failure = failureFor(err, stream);
+  const found = failure;
+  if (hooks.size === 0) {
+    exitWith(exit, found);
+    return;
+  }
+  hooksDone = Promise.allSettled([...hooks].map(async (hook) => hook())).then((outcomes) => {
+    for (const outcome of outcomes)
+      if (outcome.status === "rejected") console.error(`ion: ${String(outcome.reason)}`);
+  });
+  // A command that does not wind down after its hooks ran must not keep ion alive with nowhere to write.
+  setTimeout(() => exitWith(exit, found), GRACE_MS).unref();
+}
+
+/**
+ * Listens for failed writes on process.stdout/stderr. Call once, right before a command runs: touching
+ * the streams costs start-up time the fast paths must not pay. `exit` ends the process with a status.
+ */
+export function watchOutputs(exit: Exit): void {
+  if (watching) return;
+  watching = true;
+  process.stdout.on("error", (err) => failed(err, "stdout", exit));
+  process.stderr.on("error", (err) => failed(err, "stderr", exit));
+}
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (!stream.write("", () => resolve())) stream.once("drain", () => resolve());
+  });
+}
+
+/**
+ * After a command: flushes both streams and resolves to the exit status — `code` unless the output
+ * failed, which wins (its hooks have then had their turn and its line is on stderr).
+ */
+export async function settleOutputs(code: number): Promise<number> {
+  if (!failure) await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  // Bun reports a failed write after the callbacks of later writes (the flush above): one more turn of
+  // the event loop lets that error event arrive.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (!failure) return code;
+  await hooksDone;
+  if (failure.message !== undefined) console.error(failure.message);
+  return failure.status;
+}
+
+/**
+ * Writes `text` to stdout without process.stdout (see the header) and resolves to the exit status:
+ * 0, BROKEN_PIPE_STATUS when the reader has gone, or 1 with an `ion:` line when the write failed.
+ */
+export async function writeFast(text: string): Promise<number> {
+  try {
+    await Bun.write(Bun.stdout, text);
+    return 0;
+  } catch (err) {
+    const found = failureFor(err, "stdout");
+    if (found.message !== undefined) console.error(found.message);
+    return found.status;
+  }
+}
