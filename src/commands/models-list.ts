@@ -111,7 +111,7 @@ function table(shown: ModelInfo[]): string {
     const cells = [
       m.id,
       m.configured ? m.provider : `${m.provider} (no key)`,
-      tokens(m.context),
+      m.context === null ? "unknown" : tokens(m.context), // SPEC §4: an unknown window is said, not dashed
       tokens(m.output),
       price(m.input_cost),
       price(m.output_cost),

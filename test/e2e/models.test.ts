@@ -106,16 +106,22 @@ describe("ion models", () => {
       "ollama/deepseek-r1:latest",
       "ollama/llama3.2:latest",
     ]);
-    // Aligned columns: numbers right-aligned under their headers; unknowns are "-".
+    // Aligned columns: numbers right-aligned under their headers; an unknown context window says so
+    // (SPEC §4), other unknowns are "-".
     expect(lines(run)).toContain(SONNET_ROW);
     expect(lines(run)).toContain(HAIKU_ROW);
     expect(lines(run)).toContain(
-      "openai/model-id-0                     openai           -       -        -         -  -",
+      "openai/model-id-0                     openai     unknown       -        -         -  -",
     );
     const header = lines(run)[0]!;
     const contextEnd = header.indexOf("Context") + "Context".length;
     for (const line of lines(run).slice(1)) expect(line[contextEnd - 1]).toMatch(/\S/);
     for (const line of lines(run)) expect(line).toBe(line.trimEnd());
+    // In JSON the same unknown is null, not a string.
+    const json = ModelList.parse(
+      JSON.parse((await box.run(["models", "--json"], { env: configured(server) })).stdout),
+    );
+    expect(json.find((m) => m.id === "openai/model-id-0")).toMatchObject({ context: null, output: null });
   });
 
   test("a fuzzy QUERY finds misspelt models, best match first", async () => {
