@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { renderSystemPrompt, type SystemPromptInput } from "../../src/agent/context.ts";
+import { environmentFacts, renderSystemPrompt, type SystemPromptInput } from "../../src/agent/context.ts";
 
 const BASE: SystemPromptInput = {
   cwd: "/home/dev/project",
@@ -46,7 +46,13 @@ describe("renderSystemPrompt", () => {
 
   test("everything at once, in order", () => {
     const prompt = renderSystemPrompt({ ...BASE, preamble: "PREAMBLE", tools: ["grep"], gitBranch: "main" });
-    const order = ["You are ion", "PREAMBLE", "# Environment", "- Git branch: main", "Available tools: grep."];
+    const order = [
+      "You are ion",
+      "PREAMBLE",
+      "# Environment",
+      "- Git branch: main",
+      "Available tools: grep.",
+    ];
     const positions = order.map((part) => prompt.indexOf(part));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
@@ -58,5 +64,67 @@ describe("renderSystemPrompt", () => {
     expect(renderSystemPrompt({ ...input, tools: [...input.tools] })).toBe(first);
     expect(renderSystemPrompt(input)).toBe(first);
     expect(renderSystemPrompt({ ...input, date: "2025-06-02" })).not.toBe(first);
+  });
+
+  test("instruction layers, skills index and active skill come last, in that order", () => {
+    const prompt = renderSystemPrompt({
+      ...BASE,
+      tools: ["skill"],
+      instructions: [
+        { path: "/cfg/ion/AGENTS.md", scope: "ion", text: "ION" },
+        { path: "/cfg/agents/AGENTS.md", scope: "global", text: "GLOBAL" },
+        { path: "/repo/AGENTS.md", scope: "project", text: "PROJECT" },
+      ],
+      skills: { listed: [{ name: "developer", description: "Implement." }], namesOnly: [], unlisted: 0 },
+      activeSkill: { name: "developer", body: "SKILL BODY" },
+    });
+    const order = [
+      "# Environment",
+      "Available tools: skill.",
+      '<instructions path="/cfg/ion/AGENTS.md" scope="ion">\nION\n</instructions>',
+      '<instructions path="/cfg/agents/AGENTS.md" scope="global">\nGLOBAL\n</instructions>',
+      '<instructions path="/repo/AGENTS.md" scope="project">\nPROJECT\n</instructions>',
+      "# Skills",
+      "- developer: Implement.",
+      "# Active skill: developer",
+    ];
+    const positions = order.map((part) => prompt.indexOf(part));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(prompt.endsWith("\n\nSKILL BODY")).toBe(true);
+    expect(prompt).not.toMatch(/\n{3,}/);
+  });
+
+  test("no instructions, skills or active skill: no headings for them", () => {
+    const prompt = renderSystemPrompt({
+      ...BASE,
+      instructions: [],
+      skills: { listed: [], namesOnly: [], unlisted: 0 },
+    });
+    expect(prompt).not.toContain("# Instructions");
+    expect(prompt).not.toContain("# Skills");
+    expect(prompt).not.toContain("# Active skill");
+  });
+
+  test("byte-identical with every section filled", () => {
+    const input: SystemPromptInput = {
+      ...BASE,
+      tools: ["skill", "bash"],
+      gitBranch: "main",
+      instructions: [{ path: "/r/AGENTS.md", scope: "project", text: "rules" }],
+      skills: { listed: [{ name: "a", description: "b" }], namesOnly: ["c"], unlisted: 2 },
+      activeSkill: { name: "a", body: "body", dir: "/s/a" },
+    };
+    const first = renderSystemPrompt(input);
+    expect(renderSystemPrompt(structuredClone(input))).toBe(first);
+  });
+});
+
+describe("environmentFacts", () => {
+  test("the date is the local day, the same all day long", () => {
+    const env = { SHELL: "/bin/zsh" };
+    expect(environmentFacts("/nowhere", env, new Date(2025, 0, 2, 0, 0, 1)).date).toBe("2025-01-02");
+    expect(environmentFacts("/nowhere", env, new Date(2025, 0, 2, 23, 59, 59)).date).toBe("2025-01-02");
+    expect(environmentFacts("/nowhere", env).shell).toBe("/bin/zsh");
   });
 });
