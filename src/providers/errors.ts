@@ -1,4 +1,4 @@
-import { IdleTimeoutError } from "./idle.ts";
+import { StalledServerError } from "./idle.ts";
 import { builtinProvider } from "./registry.ts";
 import type { ProviderError, ResolvedProvider } from "./types.ts";
 
@@ -236,9 +236,9 @@ export function classifyHttpError(
 }
 
 /** The idle timeout, when it is what ended the attempt (anywhere in the cause chain the SDK built). */
-function idleCause(cause: unknown): IdleTimeoutError | undefined {
+function idleCause(cause: unknown): StalledServerError | undefined {
   for (let at = cause, depth = 0; at instanceof Error && depth < 8; at = at.cause, depth++) {
-    if (at instanceof IdleTimeoutError) return at;
+    if (at instanceof StalledServerError) return at;
   }
   return undefined;
 }
@@ -253,7 +253,7 @@ function errorText(cause: unknown): string {
   return parts.length === 1 ? parts[0]! : `${parts[0]} (${parts.slice(1).join(": ")})`;
 }
 
-function idleError(idle: IdleTimeoutError): ProviderError {
+function idleError(idle: StalledServerError): ProviderError {
   return { kind: "idle_timeout", message: idle.message };
 }
 

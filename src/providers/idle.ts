@@ -5,15 +5,16 @@
  * `: OPENROUTER PROCESSING`) keep a slow model's stream alive. The clock runs only while ion is
  * waiting on the server: a consumer that is busy elsewhere never trips it.
  *
- * Expiry aborts the connection and fails the request (or the body) with an IdleTimeoutError, which
+ * Expiry aborts the connection and fails the request (or the body) with a StalledServerError, which
  * `errors.ts` turns into an `idle_timeout` ProviderError; the retry policy decides what happens next.
  */
 import { DEFAULT_IDLE_TIMEOUT_MS, type ResolvedProvider } from "./types.ts";
 
 export type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-export class IdleTimeoutError extends Error {
-  override readonly name = "IdleTimeoutError";
+/** Named so that no SDK's "timed out" pattern matches it (they would replace it with their own error). */
+export class StalledServerError extends Error {
+  override readonly name = "StalledServerError";
   constructor(
     readonly providerId: string,
     readonly timeoutMs: number,
@@ -50,15 +51,17 @@ export function idleFetch(provider: ResolvedProvider, inner: FetchFn = fetch): F
     const callers = [init?.signal, input instanceof Request ? input.signal : undefined];
     const signal = AbortSignal.any([...callers.filter((s): s is AbortSignal => s != null), local.signal]);
     const watchdog = new Watchdog(ms);
-    const expire = (): IdleTimeoutError => {
-      const error = new IdleTimeoutError(provider.id, ms);
+    // The idle error is delivered first, then the connection aborted: an abort settles the pending fetch
+    // or read with the runtime's own AbortError, which must not be what the SDK sees.
+    const expire = (deliver: (error: StalledServerError) => void): void => {
+      const error = new StalledServerError(provider.id, ms);
+      deliver(error);
       local.abort(error);
-      return error;
     };
 
     let response: Response;
     try {
-      const silence = new Promise<never>((_, reject) => watchdog.arm(() => reject(expire())));
+      const silence = new Promise<never>((_, reject) => watchdog.arm(() => expire(reject)));
       response = await Promise.race([inner(input, { ...init, signal }), silence]);
     } finally {
       watchdog.disarm();
@@ -66,14 +69,16 @@ export function idleFetch(provider: ResolvedProvider, inner: FetchFn = fetch): F
     if (!response.body || NULL_BODY.has(response.status)) return response;
 
     const source = response.body.getReader();
-    let expired: IdleTimeoutError | undefined;
+    let expired: StalledServerError | undefined;
     const body = new ReadableStream<Uint8Array>(
       {
         async pull(controller) {
-          watchdog.arm(() => {
-            expired = expire();
-            controller.error(expired);
-          });
+          watchdog.arm(() =>
+            expire((error) => {
+              expired = error;
+              controller.error(error);
+            }),
+          );
           let chunk: Awaited<ReturnType<typeof source.read>>;
           try {
             chunk = await source.read();

@@ -207,7 +207,9 @@ describe("redact and maskKey", () => {
 
   test("OpenAI's own half-masked echo is masked the same way", () => {
     const echoed = `Incorrect API key provided: sk-VKMIs${"*".repeat(39)}wjh3. You can find your API key at x.`;
-    expect(redact(echoed, undefined)).toBe("Incorrect API key provided: sk-…wjh3. You can find your API key at x.");
+    expect(redact(echoed, undefined)).toBe(
+      "Incorrect API key provided: sk-…wjh3. You can find your API key at x.",
+    );
   });
 
   test("redact handles non-sk keys and repeated occurrences", () => {
