@@ -8,6 +8,7 @@ type LoadCommand = () => Promise<CommandDef>;
 
 /** Only commands that work are listed. Each module's top level imports nothing heavy. */
 const COMMANDS: Record<string, LoadCommand> = {
+  chat: () => import("./commands/chat.ts").then((m) => m.default as CommandDef),
   run: () => import("./commands/run.ts").then((m) => m.default as CommandDef),
   sessions: () => import("./commands/sessions.ts").then((m) => m.default as CommandDef),
   reset: () => import("./commands/reset.ts").then((m) => m.default as CommandDef),
@@ -83,10 +84,12 @@ export async function dispatch(argv: string[], exit: (code: number) => void): Pr
 }
 
 async function dispatchInner(argv: string[], exit: (code: number) => void): Promise<number> {
-  const [name, ...rest] = argv;
+  const [first, ...others] = argv;
   try {
-    if (name === undefined || isHelp(name)) return writeFast(`${await usage(root)}\n`);
-    if (name === "--version" || name === "-V") return writeFast(`ion ${VERSION_TEXT}\n`);
+    if (first !== undefined && isHelp(first)) return writeFast(`${await usage(root)}\n`);
+    if (first === "--version" || first === "-V") return writeFast(`ion ${VERSION_TEXT}\n`);
+    // `ion` alone, or with chat's options only (`ion -m openai/gpt-4o`), is `ion chat`.
+    const [name, rest] = first === undefined || first.startsWith("-") ? ["chat", argv] : [first, others];
     const load = COMMANDS[name];
     if (!load) {
       const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;

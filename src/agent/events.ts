@@ -6,6 +6,7 @@ import type {
   Usage,
   UserMessage,
 } from "../providers/types.ts";
+import type { ToolDisplay } from "../tools/types.ts";
 
 /**
  * The one event stream every front end consumes: `run -o text|json|stream-json` and `chat` are
@@ -60,7 +61,16 @@ export type AgentEvent =
   /** One complete model step: the assistant message with its stop reason and that step's usage. */
   | { type: "assistant"; message: AssistantMessage; stop_reason: StopReason | null; usage: Usage }
   | { type: "tool_start"; id: string; name: string; input: Record<string, unknown> }
-  | { type: "tool_end"; id: string; name: string; is_error: boolean; content: string; duration_ms: number }
+  | {
+      type: "tool_end";
+      id: string;
+      name: string;
+      is_error: boolean;
+      content: string;
+      duration_ms: number;
+      /** For the terminal: an edit's diff, a command's exit status. */
+      display?: ToolDisplay;
+    }
   /** The results of one tool batch, sent back to the model as a user message. */
   | { type: "tool_results"; message: UserMessage }
   /** A user message the loop added itself (a `beforeStop` seam asked the model to go on). */

@@ -3,7 +3,7 @@ import { dataDir, type Env } from "../config/paths.ts";
 import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
 import type { Config, Keys, Layer } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
-import { SessionInUseError, SessionStore } from "../history/store.ts";
+import { type LoadedSession, SessionInUseError, SessionStore } from "../history/store.ts";
 import { streamProvider } from "../providers/index.ts";
 import type { ResolvedProvider, ThinkingLevel, Usage, UserBlock, UserMessage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
@@ -381,6 +381,17 @@ export class AgentSession {
     this.fileModel = opened.lastModel;
     this.lastUsage = undefined;
     return opened;
+  }
+
+  /** The current session as saved (read-only, no lock); undefined before its first turn or with --no-session. */
+  async load(): Promise<LoadedSession | undefined> {
+    if (!this.store || !this.conversation.saving) return undefined;
+    return this.store.load(this.sessionId);
+  }
+
+  /** What the model catalogue needs to list this configuration's models. */
+  catalogInputs(): { config: Config; keys: Keys; env: Env } {
+    return { config: this.config, keys: this.keys, env: this.options.env };
   }
 
   /** Saved sessions, newest first (for `/sessions` and the `/resume` picker). */

@@ -106,6 +106,7 @@ export async function* runToolBatch(
       is_error: outcome.is_error,
       content: outcome.content,
       duration_ms: durationMs,
+      ...(outcome.display ? { display: outcome.display } : {}),
     };
   };
 

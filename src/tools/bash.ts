@@ -260,6 +260,7 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
   const signal = proc.signalCode === null ? undefined : String(proc.signalCode);
   return {
     is_error: stop !== undefined || exitCode !== 0,
+    display: { exitCode },
     content: result({
       stdout: stdout.text(MAX_OUTPUT_CHARS),
       stderr: stderr.text(MAX_OUTPUT_CHARS),

@@ -122,6 +122,10 @@ export const editFileTool = defineTool({
       path: shown,
     });
     const replaced = replaceAll ? `${count} occurrence${count === 1 ? "" : "s"}` : "1 occurrence";
-    return `Edited ${shown} (replaced ${replaced})\n${truncateHead(diff, MAX_DIFF_CHARS)}`;
+    return {
+      content: `Edited ${shown} (replaced ${replaced})\n${truncateHead(diff, MAX_DIFF_CHARS)}`,
+      is_error: false,
+      display: { diff: truncateHead(diff, MAX_DIFF_CHARS) },
+    };
   },
 });

@@ -8,9 +8,18 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
+/** What a front end may show of an outcome besides its text (never sent to the model). */
+export interface ToolDisplay {
+  /** An edit's unified diff. */
+  diff?: string;
+  /** A command's exit status (null when it was killed). */
+  exitCode?: number | null;
+}
+
 export interface ToolOutcome {
   content: string;
   is_error: boolean;
+  display?: ToolDisplay;
 }
 
 /** A tool as the agent loop sees it: a spec for the model, whether it only reads, and how to run it. */

@@ -5,7 +5,7 @@ export interface ApprovalPrompt {
   /** Asks one question and resolves with the answer line ("" for Ctrl+D or a closed input). */
   ask(question: string): Promise<string>;
   /** Called before asking, so a spinner or partial line can get out of the way. */
-  beforeAsk?: () => void;
+  beforeAsk?: () => void | Promise<void>;
   /** Shows what the call would do (the command, or the diff of an edit) before the question. */
   show?: (preview: string) => void;
 }
@@ -31,7 +31,7 @@ export function createApprover(
   return async (call): Promise<ApprovalDecision> => {
     if (!prompt) return "deny";
     if (always.has(call.name)) return "allow";
-    prompt.beforeAsk?.();
+    await prompt.beforeAsk?.();
     const shown = preview ? await preview(call.name, call.input) : undefined;
     if (shown && prompt.show) prompt.show(shown);
     for (;;) {

@@ -1,0 +1,264 @@
+import { createInterface } from "node:readline";
+import type { AgentEvent, RunResult } from "../agent/events.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
+import type { AgentSession } from "../agent/session.ts";
+import { setConfigValue } from "../config/edit.ts";
+import { describeError, IonError } from "../errors.ts";
+import type { ModelInfo } from "../providers/catalog.ts";
+import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import { ChatRenderer } from "../ui/chat-render.ts";
+import type { Writer } from "../ui/renderer.ts";
+import type { Style } from "../ui/style.ts";
+import type { ChatContext } from "./context.ts";
+import type { ChatInput } from "./input.ts";
+import { parseSlash, type SlashRegistry } from "./registry.ts";
+
+/**
+ * The chat loop: read a message, run a slash command or a turn of the agent session, render it,
+ * repeat. One loop for a terminal (readline input, colours, pickers) and for piped stdin (one turn
+ * per line, plain output, no prompts); the session saves every turn as it happens.
+ */
+
+export interface ChatIO {
+  /** Answers; the terminal in interactive mode. */
+  out: Writer;
+  /** Tool lines, notices, status lines: the terminal, or stderr when stdin is a pipe. */
+  progress: Writer;
+  style: Style;
+  color: boolean;
+  /** stdin and stdout are terminals. */
+  interactive: boolean;
+  /** The terminal's line input; undefined when stdin is a pipe. */
+  input: ChatInput | undefined;
+  /** Lines of piped stdin; used when `input` is undefined. */
+  lines: AsyncIterable<string> | undefined;
+  /** The user config file, where Ctrl+T, Shift+Tab, /think and /mode are saved. */
+  configFile: string;
+  pick: ChatContext["pick"];
+}
+
+const SHORT_LEVEL: Record<ThinkingLevel, string> = { off: "off", low: "low", medium: "med", high: "high" };
+
+/** `[med auto] > `: the thinking level and the mode when they differ from the defaults. */
+export function promptFor(thinking: ThinkingLevel, mode: PermissionMode): string {
+  const tags: string[] = [];
+  if (thinking !== "off") tags.push(SHORT_LEVEL[thinking]);
+  if (mode !== "ask") tags.push(mode);
+  return tags.length > 0 ? `[${tags.join(" ")}] > ` : "> ";
+}
+
+export function nextOf<T>(values: readonly T[], current: T): T {
+  return values[(values.indexOf(current) + 1) % values.length]!;
+}
+
+export class Chat {
+  private quitting = false;
+  private cancel: (() => void) | undefined;
+  private renderer: ChatRenderer | undefined;
+  private catalog: Promise<ModelInfo[]> | undefined;
+  private saves: Promise<void> = Promise.resolve();
+  readonly context: ChatContext;
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly registry: SlashRegistry<ChatContext>,
+    private readonly io: ChatIO,
+  ) {
+    const chat = this;
+    this.context = {
+      session,
+      registry,
+      style: io.style,
+      interactive: io.interactive,
+      showThinking: true,
+      print: (text) => io.progress.write(`${text}\n`),
+      pick: io.pick,
+      render: (make) => this.render(make),
+      setThinking: (level) => this.setThinking(level),
+      setMode: (mode) => this.setMode(mode),
+      models: () => this.models(),
+      quit() {
+        chat.quitting = true;
+      },
+    };
+  }
+
+  /** For the approval question: get the spinner and any open line out of the way. */
+  async suspendOutput(): Promise<void> {
+    await this.renderer?.suspend();
+  }
+
+  /** Ctrl+C from outside the line editor (SIGINT): cancels a running turn, else leaves. */
+  interrupt(): void {
+    if (this.cancel) this.cancel();
+    else this.quitting = true;
+  }
+
+  get done(): boolean {
+    return this.quitting;
+  }
+
+  /** Runs until /quit, Ctrl+D or the end of piped input. */
+  async run(): Promise<void> {
+    const lines = this.io.lines?.[Symbol.asyncIterator]();
+    while (!this.quitting) {
+      const text = this.io.input ? await this.io.input.read() : await readPiped(lines);
+      if (text === undefined) break;
+      if (text.trim() === "") continue;
+      if (text.trimStart().startsWith("/")) await this.slash(text);
+      else await this.turn(text);
+    }
+  }
+
+  async slash(text: string): Promise<void> {
+    const parsed = parseSlash(text);
+    if (!parsed) return;
+    const command = this.registry.find(parsed.name);
+    if (!command) {
+      const near = this.registry.suggest(parsed.name);
+      this.context.print(
+        `unknown command /${parsed.name}${near.length > 0 ? ` — did you mean ${near.map((n) => `/${n}`).join(", ")}?` : ""} (/help lists them; nothing was sent)`,
+      );
+      return;
+    }
+    try {
+      await command.run(parsed.args, this.context);
+    } catch (err) {
+      this.error(err);
+    }
+  }
+
+  async turn(text: string): Promise<void> {
+    let result: RunResult | undefined;
+    const renderer = this.newRenderer();
+    await this.render(
+      (signal) => this.session.turn([{ type: "text", text }], signal),
+      renderer,
+      (r) => {
+        result = r;
+      },
+    );
+    if (result)
+      await renderer.finish(result, {
+        provider: result.provider,
+        model: result.model,
+        contextUsed: this.session.contextUsed,
+        contextWindow: this.session.contextWindow,
+      });
+  }
+
+  private newRenderer(): ChatRenderer {
+    return new ChatRenderer({
+      out: this.io.out,
+      progress: this.io.progress,
+      style: this.io.style,
+      color: this.io.color,
+      interactive: this.io.interactive,
+      showThinking: this.context.showThinking,
+    });
+  }
+
+  /** Renders a stream of events; Ctrl+C cancels it. Errors are one line, never a crash. */
+  private async render(
+    make: (signal: AbortSignal) => AsyncIterable<AgentEvent>,
+    renderer = this.newRenderer(),
+    onResult?: (result: RunResult) => void,
+  ): Promise<void> {
+    const controller = new AbortController();
+    this.cancel = () => controller.abort();
+    this.io.input?.busy(this.cancel);
+    this.renderer = renderer;
+    try {
+      for await (const event of make(controller.signal)) {
+        await renderer.onEvent(event);
+        if (event.type === "result") onResult?.(event.result);
+      }
+      await renderer.suspend();
+    } catch (err) {
+      await renderer.suspend();
+      this.error(err);
+    } finally {
+      this.cancel = undefined;
+      this.renderer = undefined;
+    }
+  }
+
+  private error(err: unknown): void {
+    const line = `ion: ${describeError(err)}`;
+    this.context.print(this.io.style.red(line));
+    if (err instanceof IonError && err.hint) this.context.print(this.io.style.dim(`  ${err.hint}`));
+  }
+
+  /** Ctrl+T: off → low → medium → high → off. */
+  cycleThinking(): Promise<void> {
+    return this.setThinking(nextOf(THINKING_LEVELS, this.session.thinking), false);
+  }
+
+  /** Shift+Tab: read → ask → auto → read. */
+  cycleMode(): Promise<void> {
+    return this.setMode(nextOf(PERMISSION_MODES, this.session.mode), false);
+  }
+
+  private async setThinking(level: ThinkingLevel, say = true): Promise<void> {
+    this.session.thinking = level;
+    await this.persist(["thinking"], level);
+    if (say) this.context.print(this.io.style.dim(`thinking: ${level}`));
+    this.io.input?.refresh();
+  }
+
+  private async setMode(mode: PermissionMode, say = true): Promise<void> {
+    this.session.mode = mode;
+    await this.persist(["permissions", "mode"], mode);
+    if (say) this.context.print(this.io.style.dim(`mode: ${mode}`));
+    this.io.input?.refresh();
+  }
+
+  /**
+   * Saved in the user config so the next chat starts the same; a failure is said, not fatal. Saves
+   * run one after another: two quick Ctrl+T presses must leave the second level in the file.
+   */
+  private persist(path: string[], value: string): Promise<void> {
+    this.saves = this.saves.then(async () => {
+      try {
+        await setConfigValue(this.io.configFile, path, value);
+      } catch (err) {
+        this.context.print(this.io.style.dim(`(not saved in ${this.io.configFile}: ${describeError(err)})`));
+      }
+    });
+    return this.saves;
+  }
+
+  private models(): Promise<ModelInfo[]> {
+    this.catalog ??= (async () => {
+      const { loadCatalog } = await import("../providers/catalog.ts");
+      const catalog = await loadCatalog(this.session.catalogInputs());
+      return catalog.models.filter((m) => m.configured);
+    })();
+    this.catalog.catch(() => {
+      this.catalog = undefined; // try again next time (e.g. once the network is back)
+    });
+    return this.catalog;
+  }
+}
+
+/** Piped input: a line per message; a trailing `\` joins the next line. */
+async function readPiped(lines: AsyncIterator<string> | undefined): Promise<string | undefined> {
+  if (!lines) return undefined;
+  const parts: string[] = [];
+  for (;;) {
+    const next = await lines.next();
+    if (next.done) return parts.length > 0 ? parts.join("\n") : undefined;
+    const line = next.value;
+    if (line.endsWith("\\") && !line.endsWith("\\\\")) {
+      parts.push(line.slice(0, -1));
+      continue;
+    }
+    parts.push(line);
+    return parts.join("\n");
+  }
+}
+
+/** Lines of a non-terminal stdin. */
+export function pipedLines(stdin: NodeJS.ReadStream): AsyncIterable<string> {
+  return createInterface({ input: stdin, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
+}

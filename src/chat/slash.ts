@@ -1,0 +1,309 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
+import { estimateTokens } from "../agent/tokens.ts";
+import { knownProviderIds } from "../config/resolve.ts";
+import { IonError } from "../errors.ts";
+import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import type { ChatContext } from "./context.ts";
+import { type SlashCommand, SlashRegistry } from "./registry.ts";
+
+/**
+ * The built-in slash commands. Each is a row of the registry: help, completion and "did you mean"
+ * come from the same table.
+ */
+
+type Command = SlashCommand<ChatContext>;
+
+const dollars = (value: number | null) => (value === null ? "unknown" : `$${value.toFixed(4)}`);
+const percent = (part: number, whole: number | undefined) =>
+  whole ? ` (${((part / whole) * 100).toFixed(1)}%)` : "";
+
+async function chooseModel(context: ChatContext, provider?: string): Promise<string | undefined> {
+  const { searchModels } = await import("../providers/catalog.ts");
+  const models = (await context.models()).filter((m) => provider === undefined || m.provider === provider);
+  if (models.length === 0) {
+    context.print(
+      `no models listed${provider ? ` for ${provider}` : ""}; type one: /model provider/model (\`ion models\` lists them)`,
+    );
+    return undefined;
+  }
+  const current = `${context.session.provider.id}/${context.session.model}`;
+  return context.pick(
+    "Model",
+    (query) =>
+      searchModels(models, query)
+        .slice(0, 50)
+        .map((m) => ({ value: m.id, label: m.id, hint: m.name })),
+    models.some((m) => m.id === current) ? current : undefined,
+  );
+}
+
+async function switchModel(context: ChatContext, spec: string): Promise<void> {
+  await context.session.setModel(spec);
+  const { session } = context;
+  const window = session.contextWindow;
+  context.print(
+    context.style.dim(
+      `model: ${session.provider.id}/${session.model}${window ? ` · ${Math.round(window / 1000)}k context` : ""}`,
+    ),
+  );
+}
+
+const help: Command = {
+  name: "help",
+  summary: "commands and keys",
+  run(_args, context) {
+    for (const line of context.registry.help()) context.print(line);
+    context.print("");
+    context.print(
+      context.style.dim(
+        "keys: Enter send · \\ at the end of a line continues it · Tab completes · ↑/↓ history\n" +
+          "      Ctrl+C cancels a turn (twice on an empty line exits) · Ctrl+D exits\n" +
+          "      Ctrl+T cycles thinking (off → low → medium → high) · Shift+Tab cycles the mode (read → ask → auto)",
+      ),
+    );
+  },
+};
+
+const model: Command = {
+  name: "model",
+  args: "[provider/model]",
+  summary: "switch model (a fuzzy picker without an argument)",
+  complete: async (_partial, context) => (await context.models()).map((m) => m.id),
+  async run(args, context) {
+    const spec = args || (context.interactive ? await chooseModel(context) : undefined);
+    if (!spec) {
+      context.print(`model: ${context.session.provider.id}/${context.session.model}`);
+      return;
+    }
+    await switchModel(context, spec);
+  },
+};
+
+const provider: Command = {
+  name: "provider",
+  args: "[id]",
+  summary: "pick a provider, then one of its models",
+  complete: (_partial, context) => knownProviderIds(context.session.configuration),
+  async run(args, context) {
+    const ids = knownProviderIds(context.session.configuration);
+    let id = args || undefined;
+    if (!id && context.interactive) {
+      const configured = new Set((await context.models()).map((m) => m.provider));
+      const choices = ids.map((p) => ({ value: p, label: p, hint: configured.has(p) ? "key found" : "" }));
+      const { default: Fuse } = await import("fuse.js");
+      const fuse = new Fuse(choices, { keys: ["value"], threshold: 0.4 });
+      id = await context.pick("Provider", (q) => (q.trim() ? fuse.search(q).map((r) => r.item) : choices));
+    }
+    if (!id) {
+      context.print(`provider: ${context.session.provider.id} (known: ${ids.join(", ")})`);
+      return;
+    }
+    if (!ids.includes(id)) throw new IonError("usage", `unknown provider "${id}" (known: ${ids.join(", ")})`);
+    const spec = context.interactive ? await chooseModel(context, id) : undefined;
+    if (spec) await switchModel(context, spec);
+  },
+};
+
+const think: Command = {
+  name: "think",
+  args: "off|low|medium|high|show|hide",
+  summary: "thinking level, or show/hide the model's thinking",
+  complete: () => [...THINKING_LEVELS, "show", "hide"],
+  async run(args, context) {
+    if (args === "show" || args === "hide") {
+      context.showThinking = args === "show";
+      context.print(context.style.dim(`thinking is ${args === "show" ? "shown" : "hidden"}`));
+      return;
+    }
+    if (!args) {
+      context.print(`thinking: ${context.session.thinking} (${context.showThinking ? "shown" : "hidden"})`);
+      return;
+    }
+    if (!(THINKING_LEVELS as readonly string[]).includes(args))
+      throw new IonError("usage", `/think takes ${THINKING_LEVELS.join(", ")}, show or hide; got "${args}"`);
+    await context.setThinking(args as ThinkingLevel);
+  },
+};
+
+const mode: Command = {
+  name: "mode",
+  args: "read|ask|auto",
+  summary: "permission mode: read-only tools, ask before writes, or run everything",
+  complete: () => [...PERMISSION_MODES],
+  async run(args, context) {
+    if (!args) {
+      context.print(`mode: ${context.session.mode}`);
+      return;
+    }
+    if (!(PERMISSION_MODES as readonly string[]).includes(args))
+      throw new IonError("usage", `/mode takes ${PERMISSION_MODES.join(", ")}; got "${args}"`);
+    await context.setMode(args as PermissionMode);
+  },
+};
+
+const compact: Command = {
+  name: "compact",
+  args: "[focus]",
+  summary: "summarise the conversation so far (optionally what to focus on)",
+  async run(args, context) {
+    await context.render((signal) => context.session.compact(args || undefined, signal));
+  },
+};
+
+const clear: Command = {
+  name: "clear",
+  summary: "start a new, empty session (the old one is kept)",
+  async run(_args, context) {
+    await context.session.clear();
+    context.print(context.style.dim("new session; the previous one is kept (/resume to go back)"));
+  },
+};
+
+async function sessionChoices(context: ChatContext) {
+  const { relativeTime, shortIds } = await import("../commands/sessions-list.ts");
+  const sessions = (await context.session.listSessions()).filter((s) => s.id !== context.session.id);
+  const short = shortIds(sessions.map((s) => s.id));
+  const now = Date.now();
+  return sessions.map((s) => ({
+    id: s.id,
+    short: short.get(s.id) ?? s.id,
+    label: `${short.get(s.id) ?? s.id}  ${relativeTime(s.updated_at, now)}  ${s.title}`,
+    here: s.cwd === context.session.cwd,
+  }));
+}
+
+const resume: Command = {
+  name: "resume",
+  args: "[id]",
+  summary: "continue a saved session (a picker without an id)",
+  complete: async (_partial, context) => (await sessionChoices(context)).map((s) => s.short),
+  async run(args, context) {
+    let id = args || undefined;
+    if (!id && context.interactive) {
+      const choices = (await sessionChoices(context)).sort((a, b) => Number(b.here) - Number(a.here));
+      if (choices.length === 0) {
+        context.print("no other saved sessions");
+        return;
+      }
+      const items = choices.map((c) => ({ value: c.id, label: c.label }));
+      const { default: Fuse } = await import("fuse.js");
+      const fuse = new Fuse(items, { keys: ["label"], threshold: 0.4, ignoreLocation: true });
+      id = await context.pick("Resume", (q) => (q.trim() ? fuse.search(q).map((r) => r.item) : items));
+    }
+    if (!id) {
+      context.print("usage: /resume ID (see /sessions)");
+      return;
+    }
+    const opened = await context.session.resume(id);
+    context.print(
+      context.style.dim(
+        `resumed ${opened.id} · ${opened.header.title} · ${opened.messageCount} messages · ${context.session.provider.id}/${context.session.model}`,
+      ),
+    );
+  },
+};
+
+const sessions: Command = {
+  name: "sessions",
+  summary: "saved sessions of this directory",
+  async run(_args, context) {
+    const here = (await sessionChoices(context)).filter((s) => s.here);
+    if (here.length === 0) context.print("no other saved sessions in this directory");
+    for (const s of here.slice(0, 20)) context.print(s.label);
+    context.print(context.style.dim(`current: ${context.session.id} · /resume ID to switch`));
+  },
+};
+
+const cost: Command = {
+  name: "cost",
+  summary: "tokens and cost of this chat",
+  run(_args, context) {
+    const { usage, costUSD, turns, apiMs } = context.session.totals;
+    context.print(
+      `${turns} model request${turns === 1 ? "" : "s"} · in ${usage.input_tokens} (+${usage.cache_read_input_tokens} cache read, +${usage.cache_creation_input_tokens} cache write) · out ${usage.output_tokens} · ${dollars(costUSD)} · ${(apiMs / 1000).toFixed(1)}s waiting on the model`,
+    );
+  },
+};
+
+const contextCommand: Command = {
+  name: "context",
+  summary: "what fills the context window",
+  run(_args, context) {
+    const { session } = context;
+    const window = session.contextWindow;
+    const system = estimateTokens([], session.systemPrompt());
+    const tools = estimateTokens(
+      [],
+      "",
+      session.tools().map((t) => t.spec),
+    );
+    const history = estimateTokens(session.messages());
+    const total = system + tools + history;
+    const rows: [string, number][] = [
+      ["system prompt", system],
+      ["tools", tools],
+      [`history (${session.messages().length} messages)`, history],
+    ];
+    for (const [label, tokens] of rows)
+      context.print(`${label.padEnd(28)} ${String(tokens).padStart(8)}${percent(tokens, window)}`);
+    context.print(
+      `${"total (estimate)".padEnd(28)} ${String(total).padStart(8)}${percent(total, window)} of ${window ?? "an unknown"} tokens`,
+    );
+    if (session.contextUsed !== undefined)
+      context.print(
+        context.style.dim(`last request as the provider counted it: ${session.contextUsed} tokens`),
+      );
+  },
+};
+
+const exportCommand: Command = {
+  name: "export",
+  args: "[file]",
+  summary: "write this session as Markdown",
+  async run(args, context) {
+    const { session } = context;
+    if (!session.saving)
+      throw new IonError("usage", "this chat saves nothing (--no-session): nothing to export");
+    const loaded = await session.load();
+    if (!loaded) {
+      context.print("nothing to export yet");
+      return;
+    }
+    const { renderMarkdown } = await import("../history/export.ts");
+    const file = resolve(session.cwd, args || `ion-session-${session.id.slice(0, 13)}.md`);
+    await writeFile(file, renderMarkdown(loaded)).catch((err: unknown) => {
+      throw new IonError("io", `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    context.print(context.style.dim(`exported to ${file}`));
+  },
+};
+
+const quit: Command = {
+  name: "quit",
+  aliases: ["exit", "q"],
+  summary: "leave (Ctrl+D does too)",
+  run(_args, context) {
+    context.quit();
+  },
+};
+
+/** The registry with ion's built-in commands; later capabilities `add` theirs. */
+export function builtinCommands(): SlashRegistry<ChatContext> {
+  return new SlashRegistry<ChatContext>().add(
+    help,
+    model,
+    provider,
+    think,
+    mode,
+    compact,
+    clear,
+    resume,
+    sessions,
+    cost,
+    contextCommand,
+    exportCommand,
+    quit,
+  );
+}

@@ -1,0 +1,139 @@
+import { join } from "node:path";
+import { parseArgs } from "citty";
+import type { AgentSession } from "../agent/session.ts";
+import { configFiles, dataDir } from "../config/paths.ts";
+import { IonError } from "../errors.ts";
+import { THINKING_LEVELS } from "../providers/types.ts";
+import type { ApproveFn } from "../tools/types.ts";
+import { checkFlags, parseChoice } from "./_shared.ts";
+import { chatArgs } from "./chat.ts";
+import { routeConsole, routeProcessWarnings } from "./console.ts";
+import { workspaceRoot } from "./run-exec.ts";
+
+/** `ion chat` / `ion`: flags, the terminal, then the chat loop on one agent session. */
+export async function executeChat(rawArgs: string[]): Promise<void> {
+  checkFlags("chat", rawArgs, chatArgs);
+  const args = parseArgs(rawArgs, chatArgs);
+  if (args._.length > 0)
+    throw new IonError("usage", `unexpected argument "${args._[0]}" for "ion chat"`, {
+      hint: 'to ask once and exit use `ion run "…"`; see `ion chat --help`',
+    });
+  if (args.new === true && args.resume !== undefined)
+    throw new IonError("usage", "--new and --resume cannot be used together");
+  const cwd = workspaceRoot(args.cwd);
+  const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
+  const env = process.env;
+  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  const { colorEnabled, createStyle } = await import("../ui/style.ts");
+  const color = interactive && colorEnabled(true);
+  const style = createStyle(color);
+  const log = args.verbose === true ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+  routeConsole(log);
+  routeProcessWarnings(log);
+  const progress = interactive ? process.stdout : process.stderr;
+  const notice = (line: string) => progress.write(`${style.dim(`ion: ${line}`)}\n`);
+
+  // The approver needs the line input, which exists only once the session (and any first-run setup) is open.
+  let approve: ApproveFn | undefined;
+  const { AgentSession } = await import("../agent/session.ts");
+  const { ensureModelConfigured } = await import("./run-model.ts");
+  const session: AgentSession = await AgentSession.open({
+    cwd,
+    env,
+    model: args.model,
+    thinking,
+    yes: args.yes === true,
+    noTools: false,
+    maxTurns: 50,
+    newId: Bun.randomUUIDv7(),
+    approve: interactive ? (call) => (approve ? approve(call) : Promise.resolve("deny")) : undefined,
+    notice,
+    log,
+    ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
+    skipBusyLatest: true,
+    choice: {
+      continueLatest: args.new !== true && args.resume === undefined,
+      resume: args.resume,
+      noSession: args.session === false,
+    },
+  });
+
+  const { Chat, pipedLines, promptFor } = await import("../chat/repl.ts");
+  const { builtinCommands } = await import("../chat/slash.ts");
+  const registry = builtinCommands();
+  let chat: InstanceType<typeof Chat> | undefined;
+  let input: import("../chat/input.ts").ChatInput | undefined;
+  if (interactive) {
+    const { ChatInput } = await import("../chat/input.ts");
+    input = new ChatInput({
+      input: process.stdin,
+      output: process.stdout,
+      historyFile: args.session === false ? undefined : join(dataDir(env), "input_history.jsonl"),
+      complete: (line) => (chat ? registry.complete(line, chat.context) : Promise.resolve([[], line])),
+      onKey: (key) => {
+        void (key === "cycle-thinking" ? chat?.cycleThinking() : chat?.cycleMode());
+      },
+      prompt: () => promptFor(session.thinking, session.mode),
+      hint: (text) => process.stdout.write(`${style.dim(text)}\n`),
+    });
+    const { createApprover } = await import("../ui/approval.ts");
+    const { previewCall } = await import("../ui/preview.ts");
+    const lineInput = input;
+    approve = createApprover(
+      {
+        ask: (question) => lineInput.question(question),
+        beforeAsk: () => chat?.suspendOutput(),
+        show: (text) => process.stdout.write(`${text}\n`),
+      },
+      (name, callInput) => previewCall(name, callInput, { cwd, style }),
+    );
+  }
+  const pick = async (
+    message: string,
+    choices: (query: string) => import("../config/first-run.ts").Choice[],
+    initial?: string,
+  ) => {
+    if (!input) return undefined;
+    const { clackPrompter } = await import("../ui/prompter.ts");
+    const prompter = await clackPrompter();
+    const answer = await input.external(() =>
+      prompter.search({ message, choices, ...(initial ? { initialValue: initial } : {}) }),
+    );
+    return typeof answer === "string" ? answer : undefined;
+  };
+  chat = new Chat(session, registry, {
+    out: process.stdout,
+    progress,
+    style,
+    color,
+    interactive,
+    input,
+    lines: interactive ? undefined : pipedLines(process.stdin),
+    configFile: configFiles(cwd, env).user,
+    pick,
+  });
+
+  const onSignal = () => chat?.interrupt();
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    greet(session, notice);
+    await chat.run();
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    input?.close();
+    await session.close();
+  }
+}
+
+/** One dim line: which session this is, and how to start fresh. */
+function greet(session: AgentSession, notice: (line: string) => void): void {
+  const model = `${session.provider.id}/${session.model}`;
+  const resumed = session.resumed;
+  if (resumed)
+    notice(
+      `resumed ${resumed.id.slice(0, 13)} "${resumed.header.title}" (${resumed.messageCount} messages) · ${model} · /clear or \`ion chat --new\` starts fresh`,
+    );
+  else notice(`new session · ${model} · /help for commands`);
+}

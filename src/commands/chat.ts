@@ -1,0 +1,30 @@
+import { defineCommand } from "citty";
+
+/** Flag definitions only: `ion chat --help` must not load the agent, the config or any SDK. */
+export const chatArgs = {
+  model: {
+    type: "string",
+    alias: "m",
+    description: "Model as provider/model (default: the resumed session's, else the configured one)",
+  },
+  new: { type: "boolean", description: "Start a new session instead of resuming this directory's latest" },
+  resume: { type: "string", alias: "r", description: "Resume the session with this id (or unique prefix)" },
+  cwd: { type: "string", description: "Chat in this directory (the workspace root)" },
+  thinking: { type: "string", description: "Thinking level: off | low | medium | high" },
+  yes: {
+    type: "boolean",
+    alias: "y",
+    description: "Run write and execute tools without asking (permission mode auto)",
+  },
+  session: { type: "boolean", default: true, negativeDescription: "Save nothing: no session file" },
+  verbose: { type: "boolean", alias: "v", description: "SDK logs on stderr" },
+} as const;
+
+export default defineCommand({
+  meta: { name: "chat", description: "Interactive chat in your terminal (the default command)" },
+  args: chatArgs,
+  async run({ rawArgs }) {
+    const { executeChat } = await import("./chat-exec.ts");
+    await executeChat(rawArgs);
+  },
+});

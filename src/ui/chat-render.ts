@@ -1,0 +1,185 @@
+import type { AgentEvent, RunResult } from "../agent/events.ts";
+import { MarkdownStream } from "./markdown.ts";
+import type { Writer } from "./renderer.ts";
+import { Spinner } from "./spinner.ts";
+import type { Style } from "./style.ts";
+import { formatTokens, summarizeInput } from "./text.ts";
+
+/**
+ * The chat's view of a turn: the same AgentEvents `run -o text` consumes, written into the terminal's
+ * scrollback — the answer streamed as markdown, thinking dimmed on its own lines (when shown), one
+ * line per tool call with its outcome, an edit's diff in colour, a spinner only while nothing
+ * streams, and one dim status line at the end.
+ */
+
+export interface ChatRenderOptions {
+  out: Writer;
+  style: Style;
+  color: boolean;
+  /** A terminal: spinner and colours; otherwise plain lines only. */
+  interactive: boolean;
+  showThinking: boolean;
+  /** Where progress lines go (the terminal; stderr when stdout is a pipe). */
+  progress: Writer;
+}
+
+export interface StatusFacts {
+  provider: string;
+  model: string;
+  contextUsed: number | undefined;
+  contextWindow: number | undefined;
+}
+
+/** `openai/gpt-4o · 23% ctx · $0.0123 · 3.2s` */
+export function statusLine(result: RunResult, facts: StatusFacts): string {
+  const parts = [`${facts.provider}/${facts.model}`];
+  if (facts.contextWindow && facts.contextUsed !== undefined)
+    parts.push(`${Math.round((facts.contextUsed / facts.contextWindow) * 100)}% ctx`);
+  else if (facts.contextUsed !== undefined) parts.push(`${formatTokens(facts.contextUsed)} ctx`);
+  parts.push(result.total_cost_usd === null ? "$ unknown" : `$${result.total_cost_usd.toFixed(4)}`);
+  parts.push(`${(result.duration_ms / 1000).toFixed(1)}s`);
+  return parts.join(" · ");
+}
+
+/** `✓ 0.8s`, `✗ exit 1 · 0.3s`, `✗ no such file: a.txt` */
+function outcomeLine(event: Extract<AgentEvent, { type: "tool_end" }>): string {
+  const seconds = `${(event.duration_ms / 1000).toFixed(1)}s`;
+  if (!event.is_error) return `✓ ${seconds}`;
+  const exitCode = event.display?.exitCode;
+  if (exitCode === null) return `✗ killed · ${seconds}`;
+  if (exitCode !== undefined) return `✗ exit ${exitCode} · ${seconds}`;
+  const first = event.content.split("\n")[0] ?? "";
+  return `✗ ${first.length > 100 ? `${first.slice(0, 99)}…` : first}`;
+}
+
+/** A unified diff with + lines green, - lines red and hunk headers dim. */
+export function colorDiff(diff: string, style: Style): string {
+  return diff
+    .split("\n")
+    .map((line) => {
+      if (line.startsWith("+++") || line.startsWith("---")) return style.dim(line);
+      if (line.startsWith("+")) return style.green(line);
+      if (line.startsWith("-")) return style.red(line);
+      if (line.startsWith("@@")) return style.cyan(line);
+      return line;
+    })
+    .join("\n");
+}
+
+export class ChatRenderer {
+  private readonly spinner: Spinner | undefined;
+  private markdown: MarkdownStream;
+  private thinkingOpen = false;
+  private streaming = false;
+  private batch = 0;
+  private running = 0;
+
+  constructor(private readonly options: ChatRenderOptions) {
+    this.spinner = options.interactive ? new Spinner(options.out) : undefined;
+    this.markdown = this.newMarkdown();
+  }
+
+  /** Stops the spinner and ends an open line, so a question or a notice starts clean. */
+  async suspend(): Promise<void> {
+    this.spinner?.stop();
+    await this.finishText();
+  }
+
+  async onEvent(event: AgentEvent): Promise<void> {
+    const { style, out } = this.options;
+    switch (event.type) {
+      case "init":
+        this.spinner?.start();
+        break;
+      case "text_delta":
+        this.spinner?.stop();
+        this.closeThinking();
+        this.streaming = true;
+        this.markdown.push(event.text);
+        break;
+      case "thinking_delta":
+        if (!this.options.showThinking) break;
+        this.spinner?.stop();
+        if (!this.thinkingOpen) await this.finishText();
+        out.write(style.dim(event.text));
+        this.thinkingOpen = !event.text.endsWith("\n");
+        break;
+      case "assistant":
+        await this.finishText();
+        break;
+      case "tool_start":
+        await this.suspend();
+        if (this.running === 0) this.batch = 0;
+        this.running++;
+        this.batch++;
+        this.line(`${style.cyan("●")} ${event.name}  ${style.dim(summarizeInput(event.input))}`);
+        break;
+      case "tool_end": {
+        this.running = Math.max(0, this.running - 1);
+        const label = this.batch > 1 ? `${event.name} ` : "";
+        const text = outcomeLine(event);
+        this.line(`  ${event.is_error ? style.red(`${label}${text}`) : style.green(`${label}${text}`)}`);
+        if (event.display?.diff && !event.is_error)
+          this.line(colorDiff(event.display.diff.trimEnd(), style).replace(/^/gm, "    "));
+        this.spinner?.start();
+        break;
+      }
+      case "api_retry":
+        await this.suspend();
+        this.line(
+          style.dim(
+            `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${event.error.message}`,
+          ),
+        );
+        this.spinner?.start();
+        break;
+      case "compact_boundary": {
+        await this.suspend();
+        const how = event.method === "dropped" ? ", summary failed: oldest messages dropped" : "";
+        this.line(
+          style.dim(
+            `compacted: ${formatTokens(event.pre_tokens)} → ${formatTokens(event.post_tokens)} tokens (${event.trigger}${how})`,
+          ),
+        );
+        break;
+      }
+      case "result":
+        await this.suspend();
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** After the result: what went wrong (if anything), then the dim status line. */
+  async finish(result: RunResult, facts: StatusFacts): Promise<void> {
+    await this.suspend();
+    const { style } = this.options;
+    if (result.subtype === "error_interrupted") this.line(style.dim("(interrupted)"));
+    else if (result.subtype !== "success")
+      for (const error of result.errors) this.line(style.red(`ion: ${error}`));
+    this.line(style.dim(statusLine(result, facts)));
+  }
+
+  private line(text: string): void {
+    this.options.progress.write(`${text}\n`);
+  }
+
+  private closeThinking(): void {
+    if (this.thinkingOpen) this.options.out.write("\n");
+    this.thinkingOpen = false;
+  }
+
+  private async finishText(): Promise<void> {
+    this.closeThinking();
+    if (!this.streaming) return;
+    this.streaming = false;
+    await this.markdown.end();
+    if (this.markdown.openLine) this.options.out.write("\n");
+    this.markdown = this.newMarkdown();
+  }
+
+  private newMarkdown(): MarkdownStream {
+    return new MarkdownStream((text) => this.options.out.write(text), this.options.style, this.options.color);
+  }
+}
