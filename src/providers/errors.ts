@@ -40,6 +40,8 @@ export function bodyMessage(body: unknown): string | undefined {
   if (typeof error === "string") return error;
   const inner = record(error);
   if (inner && typeof inner.message === "string") return inner.message;
+  // FastAPI's `{"detail": …}`, as an SDK rewraps it under `error`.
+  if (inner && typeof inner.detail === "string") return inner.detail;
   if (typeof top.message === "string") return top.message;
   if (typeof top.detail === "string") return top.detail;
   return undefined;

@@ -237,6 +237,7 @@ describe("bodyMessage", () => {
     expect(bodyMessage({ error: "flat" })).toBe("flat");
     expect(bodyMessage({ message: "top" })).toBe("top");
     expect(bodyMessage({ detail: "fastapi" })).toBe("fastapi");
+    expect(bodyMessage({ error: { detail: "Not Found" } })).toBe("Not Found");
     expect(bodyMessage("  plain text \n")).toBe("plain text");
   });
 
