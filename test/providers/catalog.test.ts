@@ -573,6 +573,34 @@ describe("cache", () => {
     ]);
   });
 
+  test("the cache records where each provider's own list came from: base URL and key source", async () => {
+    server.enqueue(json({}, "/openai/v1/models", 500));
+    await enqueueAnthropicPages();
+    server.enqueue(await modelsDev());
+    const env = { ...anthropicEnv(), OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: `${server.url}/openai/v1` };
+    const catalog = await load({ env });
+    // OpenAI's list failed: what it shows is models.dev's, which says nothing about that endpoint.
+    expect(catalog.listedFrom).toEqual({ anthropic: `${server.url}/anthropic env ANTHROPIC_API_KEY` });
+    const file = JSON.parse(await readFile(cachePath(), "utf8")) as Record<string, unknown>;
+    expect(file.endpoints).toEqual(catalog.listedFrom);
+    expect((await cachedCatalog({ ...baseEnv, ...env }))?.listedFrom).toEqual(catalog.listedFrom);
+  });
+
+  test("another key source for the same base URL is another cache", async () => {
+    await enqueueAnthropicPages();
+    server.enqueue(await modelsDev());
+    await load({ env: anthropicEnv() });
+    await enqueueAnthropicPages();
+    server.enqueue(await modelsDev());
+    const other = await load({
+      env: { ANTHROPIC_BASE_URL: `${server.url}/anthropic` },
+      keys: { anthropic: "sk-ant-test-other-key-0000" },
+      now: at(HOUR),
+    });
+    expect(other.from_cache).toBe(false);
+    expect(other.listedFrom).toEqual({ anthropic: `${server.url}/anthropic keys.json` });
+  });
+
   test("cachedCatalog reads the cache without the network", async () => {
     const env = { ...baseEnv, ...anthropicEnv() };
     expect(await cachedCatalog(env)).toBeUndefined();
