@@ -41,6 +41,8 @@ export interface AgentInput {
   workspaceAllow?: string[];
   maxTurns: number;
   signal: AbortSignal;
+  /** Names of the skills the model can read (stream-json's `init.skills`). */
+  skills?: string[];
   /**
    * The model's context window in tokens (config `context_window` › the provider's default). Undefined
    * means unknown: no automatic compaction, only after a context_overflow error.
@@ -291,7 +293,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     model: input.model,
     tools: input.tools.map((t) => t.spec.name),
     mcp_servers: [],
-    skills: [],
+    skills: input.skills ?? [],
     permission_mode: input.permissionMode,
     context_window: input.contextWindow ?? null,
   };

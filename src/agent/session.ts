@@ -2,13 +2,14 @@ import { loadConfig } from "../config/load.ts";
 import { dataDir, type Env } from "../config/paths.ts";
 import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
 import type { Config, Keys, Layer } from "../config/schema.ts";
+import type { BuiltSystemPrompt, SystemPromptBuilder } from "../context/system-prompt.ts";
 import { IonError } from "../errors.ts";
 import { type LoadedSession, SessionInUseError, SessionStore } from "../history/store.ts";
 import { streamProvider } from "../providers/index.ts";
 import type { ResolvedProvider, ThinkingLevel, Usage, UserBlock, UserMessage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
+import type { Skill } from "../skills/types.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
-import { environmentFacts, renderSystemPrompt } from "./context.ts";
 import { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult } from "./events.ts";
 import { type AgentDeps, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
@@ -59,6 +60,8 @@ export interface SessionOptions {
   ensureModel?: (() => Promise<void>) | undefined;
   /** A chat skips a latest session that another ion holds (starting a new one) instead of failing. */
   skipBusyLatest?: boolean;
+  /** `--skill NAME`: a skill whose instructions go into the system prompt from the first turn. */
+  skill?: string | undefined;
 }
 
 /** What a session has spent in this process, for `/cost` and the status line. */
@@ -99,6 +102,12 @@ export class AgentSession {
   private sessionId: string;
   private lastUsage: Usage | undefined;
   private readonly builtins: AgentTool[];
+  private readonly prompts: SystemPromptBuilder;
+  /** Instruction-file problems already told, so a chat says each once. */
+  private readonly told = new Set<string>();
+  readonly skills: readonly Skill[];
+  /** The skill activated with `--skill` or `/skill`: its instructions are last in the system prompt. */
+  activeSkill: Skill | undefined;
   readonly totals: SessionTotals = { usage: emptyUsage(), costUSD: 0, turns: 0, apiMs: 0 };
   thinking: ThinkingLevel;
   mode: PermissionMode;
@@ -112,7 +121,7 @@ export class AgentSession {
     target: ModelTarget,
     private readonly store: SessionStore | undefined,
     opened: OpenedSession | undefined,
-    builtins: AgentTool[],
+    parts: { builtins: AgentTool[]; skills: readonly Skill[]; prompts: SystemPromptBuilder },
   ) {
     this.config = loaded.config;
     this.sources = loaded.sources;
@@ -125,7 +134,9 @@ export class AgentSession {
     this.thinking = resolveThinking(loaded.config, options.thinking);
     this.mode = permissionMode(options.yes, loaded.config.permissions?.mode);
     this.preamble = options.system ?? loaded.config.preamble;
-    this.builtins = builtins;
+    this.builtins = parts.builtins;
+    this.skills = parts.skills;
+    this.prompts = parts.prompts;
   }
 
   /** Loads config, picks and opens the session file, resolves the model. Throws IonError for what the user must fix. */
@@ -159,13 +170,10 @@ export class AgentSession {
       }
       const target = await resolveTarget(loaded, spec, env, options.model !== undefined);
       for (const warning of target.facts.warnings ?? []) notice(`warning: ${warning}`);
-      const { builtinTools } = await import("../tools/index.ts");
-      const builtins = builtinTools();
-      for (const name of loaded.config.tools?.disabled ?? []) {
-        if (!builtins.some((t) => t.spec.name === name))
-          notice(`warning: tools.disabled names an unknown tool "${name}"`);
-      }
-      return new AgentSession(options, loaded, target, store, opened, builtins);
+      const parts = await sessionParts(options, loaded.config);
+      const session = new AgentSession(options, loaded, target, store, opened, parts);
+      if (options.skill !== undefined) await session.activateSkill(options.skill);
+      return session;
     } catch (err) {
       await opened?.writer.close();
       throw err;
@@ -216,13 +224,61 @@ export class AgentSession {
     return offeredTools(this.builtins, this.mode, this.config.tools?.disabled ?? []);
   }
 
-  /** The system prompt for the next request; byte-identical between turns unless an input changed. */
-  systemPrompt(): string {
-    return renderSystemPrompt({
-      ...environmentFacts(this.options.cwd, this.options.env),
+  /**
+   * The system prompt for the next request, with what went into it; byte-identical between turns
+   * unless an input changed (instruction files are re-read only when they change). A problem with an
+   * instruction file is told once.
+   */
+  buildPrompt(): BuiltSystemPrompt {
+    const built = this.prompts.build({
+      cwd: this.options.cwd,
+      env: this.options.env,
       preamble: this.preamble,
       tools: this.tools().map((t) => t.spec.name),
+      skills: this.skills,
+      activeSkill: this.activeSkill,
+      contextWindow: this.contextWindow,
     });
+    for (const diagnostic of built.diagnostics) {
+      const line = `${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}`;
+      if (this.told.has(line)) continue;
+      this.told.add(line);
+      this.options.notice(line);
+    }
+    return built;
+  }
+
+  systemPrompt(): string {
+    return this.buildPrompt().text;
+  }
+
+  /** What fills the context window now, part by part (`/context`, `ion run -v`). */
+  async contextBreakdown() {
+    const { contextBreakdown } = await import("../context/breakdown.ts");
+    return contextBreakdown({
+      prompt: this.buildPrompt(),
+      tools: this.tools().map((t) => t.spec),
+      messages: this.messages(),
+      contextWindow: this.contextWindow,
+    });
+  }
+
+  /** `--skill` / `/skill NAME`: throws IonError for an unknown or unavailable skill. */
+  async activateSkill(name: string): Promise<Skill> {
+    const found = this.skills.find((skill) => skill.name === name);
+    if (found?.available) {
+      this.activeSkill = found;
+      return found;
+    }
+    // resolveSkill says why (unknown, with suggestions; or unavailable, with the reason); it loads fuse.js.
+    const { resolveSkill } = await import("../skills/resolve.ts");
+    this.activeSkill = resolveSkill(this.skills, name, { available: true });
+    return this.activeSkill;
+  }
+
+  /** Names of the skills the model can read. */
+  availableSkills(): string[] {
+    return this.skills.filter((skill) => skill.available).map((skill) => skill.name);
   }
 
   /** Switches provider/model for the next turns (`/model`); throws IonError for an unknown one. */
@@ -274,6 +330,7 @@ export class AgentSession {
         workspaceAllow: this.config.workspace?.allow ?? [],
         maxTurns: this.options.maxTurns,
         signal: AbortSignal.any([signal, stop.signal]),
+        skills: this.tools().some((t) => t.spec.name === "skill") ? this.availableSkills() : [],
       },
       this.deps(),
     );
@@ -442,6 +499,27 @@ export class AgentSession {
     this.conversation.attach(writer);
     this.fileModel = { provider: this.provider.id, model: this.model };
   }
+}
+
+/** The tools (built-ins plus `skill` when there are skills), the skills, and the prompt builder. */
+async function sessionParts(options: SessionOptions, config: Config) {
+  const [{ builtinTools }, { loadSkills }, { skillTool }, { SystemPromptBuilder }] = await Promise.all([
+    import("../tools/index.ts"),
+    import("../skills/load.ts"),
+    import("../tools/skill.ts"),
+    import("../context/system-prompt.ts"),
+  ]);
+  const skills = loadSkills({ cwd: options.cwd, env: options.env });
+  // A broken skill file never stops a run; `ion skills` shows why (and -v says so here).
+  for (const diagnostic of skills.diagnostics)
+    options.log?.(`skills: ${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}`);
+  const builtins = builtinTools();
+  if (skills.items.some((skill) => skill.available)) builtins.push(skillTool(skills.items));
+  for (const name of config.tools?.disabled ?? []) {
+    if (!builtins.some((t) => t.spec.name === name))
+      options.notice(`warning: tools.disabled names an unknown tool "${name}"`);
+  }
+  return { builtins, skills: skills.items, prompts: new SystemPromptBuilder() };
 }
 
 async function resolveTarget(

@@ -1,12 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
-import { estimateTokens } from "../agent/tokens.ts";
 import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
 import type { ChatContext } from "./context.ts";
 import { type SlashCommand, SlashRegistry } from "./registry.ts";
+import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts";
 
 /**
  * The built-in slash commands. Each is a row of the registry: help, completion and "did you mean"
@@ -16,8 +16,6 @@ import { type SlashCommand, SlashRegistry } from "./registry.ts";
 type Command = SlashCommand<ChatContext>;
 
 const dollars = (value: number | null) => (value === null ? "unknown" : `$${value.toFixed(4)}`);
-const percent = (part: number, whole: number | undefined) =>
-  whole ? ` (${((part / whole) * 100).toFixed(1)}%)` : "";
 
 async function chooseModel(context: ChatContext, provider?: string): Promise<string | undefined> {
   const { searchModels } = await import("../providers/catalog.ts");
@@ -227,37 +225,6 @@ const cost: Command = {
   },
 };
 
-const contextCommand: Command = {
-  name: "context",
-  summary: "what fills the context window",
-  run(_args, context) {
-    const { session } = context;
-    const window = session.contextWindow;
-    const system = estimateTokens([], session.systemPrompt());
-    const tools = estimateTokens(
-      [],
-      "",
-      session.tools().map((t) => t.spec),
-    );
-    const history = estimateTokens(session.messages());
-    const total = system + tools + history;
-    const rows: [string, number][] = [
-      ["system prompt", system],
-      ["tools", tools],
-      [`history (${session.messages().length} messages)`, history],
-    ];
-    for (const [label, tokens] of rows)
-      context.print(`${label.padEnd(28)} ${String(tokens).padStart(8)}${percent(tokens, window)}`);
-    context.print(
-      `${"total (estimate)".padEnd(28)} ${String(total).padStart(8)}${percent(total, window)} of ${window ?? "an unknown"} tokens`,
-    );
-    if (session.contextUsed !== undefined)
-      context.print(
-        context.style.dim(`last request as the provider counted it: ${session.contextUsed} tokens`),
-      );
-  },
-};
-
 const exportCommand: Command = {
   name: "export",
   args: "[file]",
@@ -303,6 +270,8 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     sessions,
     cost,
     contextCommand,
+    skillsCommand,
+    skillCommand,
     exportCommand,
     quit,
   );

@@ -69,6 +69,16 @@ function cancelOnSignals(controller: AbortController): () => void {
   };
 }
 
+/** `-v`: what fills the window before the turn, one part a line. */
+function breakdownLines(breakdown: Awaited<ReturnType<AgentSession["contextBreakdown"]>>): string[] {
+  const pct = (share: number | null) => (share === null ? "" : ` (${(share * 100).toFixed(1)}%)`);
+  const window = breakdown.contextWindow ?? "unknown";
+  return [
+    `context: ${breakdown.total} tokens${pct(breakdown.share)} of ${window} before this prompt (estimates)`,
+    ...breakdown.rows.map((row) => `  ${row.label}: ${row.tokens}${pct(row.share)}`),
+  ];
+}
+
 /** `ion run`: one turn of an agent session, rendered in the chosen format. */
 export async function executeRun(rawArgs: string[]): Promise<void> {
   const repeated = checkFlags("run", rawArgs, runArgs, ["file"]);
@@ -119,6 +129,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       model: args.model,
       thinking,
       system: args.system,
+      skill: args.skill,
       yes: args.yes === true,
       noTools: args.tools === false,
       maxTurns,
@@ -147,6 +158,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       stdinIsTTY,
       readStdin: () => Bun.stdin.text(),
     });
+    if (log) for (const line of breakdownLines(await session.contextBreakdown())) log(line);
     events = session.turn(content, controller.signal);
   } catch (err) {
     prompt?.close();

@@ -28,6 +28,7 @@ export const runArgs = {
   cwd: { type: "string", description: "Run in this directory (the workspace root)" },
   thinking: { type: "string", description: "Thinking level: off | low | medium | high" },
   system: { type: "string", description: "Replace the configured preamble with this text" },
+  skill: { type: "string", description: "Activate a skill: its instructions go into the system prompt" },
   partial: { type: "boolean", description: "stream-json: also emit text and thinking deltas" },
   "max-turns": { type: "string", description: "Stop after this many model requests (default 50)" },
 } as const;

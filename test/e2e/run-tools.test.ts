@@ -89,7 +89,10 @@ describe.each(WIRES)("tools over the $wire wire", ({ wire, model, env }) => {
       "edit_file",
       "write_file",
       "bash",
+      // ion's built-in skills are always there, so the model can always read one.
+      "skill",
     ]);
+    expect(init.skills).toEqual(expect.arrayContaining(["designer", "developer", "refactor"]));
     expect(init.permission_mode).toBe("auto");
     expect(middle.map((l) => l.type)).toEqual(["assistant", "user", "assistant", "user", "assistant"]);
     const uses = middle.flatMap((l) => (l.type === "assistant" && "message" in l ? l.message.content : []));
