@@ -19,6 +19,7 @@ import {
   droppedError,
   missingKeyError,
   networkError,
+  record,
   redact,
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
@@ -104,10 +105,12 @@ export function toWireParams(request: StreamRequest): MessageCreateParamsStreami
       : {}),
     ...(request.tools.length > 0
       ? {
-          tools: request.tools.map((t) => ({
+          // A breakpoint on the last tool caches the whole tool list (it comes first in the prompt).
+          tools: request.tools.map((t, i) => ({
             name: t.name,
             description: t.description,
             input_schema: { type: "object" as const, ...t.input_schema },
+            ...(i === request.tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
           })),
         }
       : {}),
@@ -258,12 +261,20 @@ class Turn {
   }
 }
 
-/** A plain `message` JSON body where a stream was asked for (some proxies do this): a complete answer. */
+/**
+ * A plain JSON body where a stream was asked for: a complete `message` (some proxies do this), or an
+ * error object sent with a 2xx status.
+ */
 async function* jsonAnswer(response: Response): AsyncGenerator<RawMessageStreamEvent> {
   const body: unknown = await response.json();
   const events = messageAsEvents(body);
-  if (!events) throw new Error("the server answered with JSON that is not a message");
-  yield* events;
+  if (events) {
+    yield* events;
+    return;
+  }
+  const error = record(body);
+  if (error?.type === "error") throw new APIError(undefined, error, undefined, response.headers);
+  throw new Error("the server answered with JSON that is not a message");
 }
 
 export async function* streamAnthropic(request: StreamRequest): AsyncGenerator<StreamEvent> {

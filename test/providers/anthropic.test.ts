@@ -279,7 +279,7 @@ describe("request mapping", () => {
       stream: true,
       system: [{ type: "text", text: "You are a helpful assistant", cache_control: { type: "ephemeral" } }],
       thinking: { type: "enabled", budget_tokens: 4096 },
-      tools: [weatherTool()],
+      tools: [{ ...weatherTool(), cache_control: { type: "ephemeral" } }],
       messages: [
         question(),
         { role: "assistant", content: [signed(), call()] },
