@@ -148,8 +148,9 @@ function keyLocations(provider: ResolvedProvider): string {
 
 /** A built-in provider that needs a key has none: said before any request is made. */
 export function missingKeyError(provider: ResolvedProvider): ProviderError | undefined {
-  if (provider.apiKey || !builtinProvider(provider.id)?.needsKey) return undefined;
-  const env = builtinProvider(provider.id)?.keyEnv[0];
+  const builtin = builtinProvider(provider.id);
+  if (provider.apiKey || !builtin?.needsKey) return undefined;
+  const env = builtin.keyEnv[0];
   return {
     kind: "auth",
     message: `no API key for ${provider.id} (ion looked in ${keyLocations(provider)}): run \`ion providers login ${provider.id}\`${env ? ` or set ${env}` : ""}`,

@@ -112,6 +112,32 @@ for (const { wire, id, stream, model } of WIRES) {
   });
 }
 
+describe("an error object in a 2xx JSON body is classified, not taken for a broken stream", () => {
+  const openai = useAdapterHarness("openai", streamOpenAI, { apiKey: KEY, model: "gpt-4o", prompt: "hi" });
+  const anthropic = useAdapterHarness("anthropic", streamAnthropic, {
+    apiKey: KEY,
+    model: "claude-sonnet-4-5",
+    prompt: "hi",
+  });
+
+  test("OpenAI wire: the error's code is its status", async () => {
+    openai.server.enqueue(jsonResponse(200, { error: { message: "upstream rate limit", code: 429 } }));
+    const error = errorOf(await openai.collect(openai.request()));
+    expect(error).toMatchObject({
+      kind: "rate_limit",
+      message: "rate limited from openai: upstream rate limit",
+    });
+  });
+
+  test("Anthropic wire: the error's type says what it is", async () => {
+    anthropic.server.enqueue(
+      jsonResponse(200, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }),
+    );
+    const error = errorOf(await anthropic.collect(anthropic.request()));
+    expect(error).toMatchObject({ kind: "overloaded", message: "overloaded from anthropic: Overloaded" });
+  });
+});
+
 describe("base URL hints on a missing endpoint", () => {
   const { server, provider, request, collect } = useAdapterHarness("anthropic", streamAnthropic, {
     apiKey: KEY,
