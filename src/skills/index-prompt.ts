@@ -28,7 +28,10 @@ export function skillsIndex(
   const window = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   let budget = Math.floor(window * SKILLS_INDEX_SHARE) * 4; // chars, as tokens are chars/4
   const index: SkillsIndex = { listed: [], namesOnly: [], unlisted: 0 };
-  const available = skills.filter((skill) => skill.available);
+  // Name order whatever the caller's: the same skills must give the same bytes.
+  const available = skills
+    .filter((skill) => skill.available)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const skill of available) {
     // The description as one line: YAML block scalars and first lines may carry newlines.
     const description = skill.description.replace(/\s+/g, " ").trim();
