@@ -23,6 +23,7 @@ import { builtinProvider } from "../providers/registry.ts";
 import { loadSettings } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
 import { initArgs, setArgs, unsetArgs } from "./config.ts";
+import { checkKey, readKey } from "./config-key.ts";
 
 /** What `loadConfig` ignores in a project file (see load.ts): writing it there would do nothing. */
 const PROJECT_RESTRICTED = ["hooks", "mcpServers", "permissions", "tools"];
@@ -169,18 +170,6 @@ function keyProvider(ref: KeyRef, loaded: LoadedConfig, allowStored: boolean): s
   });
 }
 
-/** The key from the command line, else a masked prompt on a terminal, else the first line of stdin. */
-async function readKeyValue(value: string | undefined, id: string): Promise<string> {
-  if (value !== undefined && value !== "-") return value.trim();
-  if (process.stdin.isTTY === true) {
-    const { isCancel, password } = await import("@clack/prompts");
-    const answer = await password({ message: `API key for ${id}`, mask: "•" });
-    if (isCancel(answer)) throw new IonError("config", "cancelled: no key saved");
-    return answer.trim();
-  }
-  return ((await Bun.stdin.text()).split(/\r?\n/, 1)[0] ?? "").trim();
-}
-
 /** Removes plain-text copies of the provider's key from the user's config.json; true if any went. */
 async function dropPlainKeys(file: string, loaded: LoadedConfig, id: string): Promise<boolean> {
   let removed = (await unsetConfigValue(file, ["providers", id, "api_key"])).changed;
@@ -203,12 +192,8 @@ function noteProjectKey(loaded: LoadedConfig, id: string): void {
 async function setApiKey(ref: KeyRef, name: string, value: string | undefined, env: Env): Promise<void> {
   const loaded = await loadSettings(env);
   const id = keyProvider(ref, loaded, false);
-  const key = await readKeyValue(value, id);
-  if (key === "")
-    throw new IonError("usage", `no key given for ${id}`, {
-      hint: `pass it, or \`-\` to read it from a prompt or stdin: \`ion config set ${name} -\``,
-    });
-  if (/\s/.test(key)) throw new IonError("config", "an API key has no spaces or line breaks; nothing saved");
+  const key = await readKey(id, value);
+  checkKey(id, key, `pass it, or \`-\` to read it from a prompt or stdin: \`ion config set ${name} -\``);
   const dir = configDir(env);
   await writeKey(dir, id, key);
   process.stdout.write(`${name} = ${maskKey(key)}  (${loaded.files.keys})\n`);

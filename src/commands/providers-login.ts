@@ -7,6 +7,7 @@ import type { Config, Keys } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
 import { loadSettings } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
+import { checkKey, readKey } from "./config-key.ts";
 import { loginArgs, logoutArgs } from "./providers.ts";
 
 function requireProvider(command: string, config: Config, id: unknown): string {
@@ -31,11 +32,12 @@ export async function login(rawArgs: string[]): Promise<void> {
   const env = process.env;
   const { config } = await loadSettings(env);
   const id = requireProvider("login", config, args.id);
-  const key = process.stdin.isTTY === true ? await promptKey(id) : firstLine(await Bun.stdin.text());
-  if (key === "")
-    throw new IonError("usage", `no key given for ${id}`, {
-      hint: `type it at the prompt, or pipe it in: \`printf '%s\\n' "$KEY" | ion providers login ${id}\``,
-    });
+  const key = await readKey(id);
+  checkKey(
+    id,
+    key,
+    `type it at the prompt, or pipe it in: \`printf '%s\\n' "$KEY" | ion providers login ${id}\``,
+  );
   const dir = configDir(env);
   await writeKey(dir, id, key);
   process.stdout.write(`saved the key for ${id} to ${join(dir, "keys.json")}\n`);
@@ -61,17 +63,6 @@ export async function logout(rawArgs: string[]): Promise<void> {
   const { [id]: _removed, ...rest } = keys;
   process.stdout.write(`removed the key for ${id} from ${file}\n`);
   noteShadowing(config, id, env, rest, "none");
-}
-
-function firstLine(text: string): string {
-  return (text.split(/\r?\n/, 1)[0] ?? "").trim();
-}
-
-async function promptKey(id: string): Promise<string> {
-  const { isCancel, password } = await import("@clack/prompts");
-  const answer = await password({ message: `API key for ${id}`, mask: "•" });
-  if (isCancel(answer)) throw new IonError("interrupted", "cancelled: no key saved");
-  return answer.trim();
 }
 
 /** Says on stderr when another source still decides the key (config wins over keys.json; env is last). */

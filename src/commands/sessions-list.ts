@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { homeDirIfKnown } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import type { SessionSummary } from "../history/store.ts";
 import { parseStrict } from "./_shared.ts";
@@ -33,26 +33,32 @@ export async function listSessions(rawArgs: string[]): Promise<void> {
       hint: "see `ion sessions list --help`",
     });
   const dir = resolve(typeof args.cwd === "string" ? args.cwd : process.cwd());
+  let skipped = 0;
   const all = await openStore().list({
-    onWarning: (line) => process.stderr.write(`ion: warning: ${line}\n`),
+    onWarning: (line) => {
+      skipped++;
+      process.stderr.write(`ion: warning: ${line}\n`);
+    },
   });
   const dirs = await sameDirs(dir);
   const shown = args.all === true ? all : all.filter((s) => dirs.has(s.cwd));
 
   if (args.json === true) {
     process.stdout.write(`${JSON.stringify(shown.map(toItem), null, 2)}\n`);
-    if (shown.length === 0) process.stderr.write(`${emptyLine(args.all === true, dir)}\n`);
+    if (shown.length === 0) process.stderr.write(`${emptyLine(args.all === true, dir, skipped)}\n`);
     return;
   }
   if (shown.length === 0) {
-    process.stderr.write(`${emptyLine(args.all === true, dir)}\n`);
+    process.stderr.write(`${emptyLine(args.all === true, dir, skipped)}\n`);
     return;
   }
   const ids = shortIds(all.map((s) => s.id));
   process.stdout.write(table(shown, ids, args.all === true, Date.now()));
 }
 
-function emptyLine(all: boolean, dir: string): string {
+function emptyLine(all: boolean, dir: string, skipped: number): string {
+  // "yet" would be wrong when files are there but could not be read (each was named above).
+  if (skipped > 0) return `no readable sessions${all ? "" : ` in ${displayPath(dir)}`} (${skipped} skipped)`;
   if (all) return "no saved sessions yet";
   return `no sessions in ${displayPath(dir)} yet (\`ion sessions list --all\` lists every directory)`;
 }
@@ -126,7 +132,7 @@ export function compactNumber(n: number): string {
 }
 
 function displayPath(path: string): string {
-  const home = process.env.HOME || homedir();
+  const home = homeDirIfKnown();
   const shown = home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
   return clip(shown, 40, "start");
 }

@@ -2,7 +2,9 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { dataDir } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
+import { asIoError } from "../history/io.ts";
 import { acquireLock, type SessionLock } from "../history/lock.ts";
+import { SessionInUseError } from "../history/session-errors.ts";
 import { SESSION_FILE_SUFFIX } from "../history/store.ts";
 import { parseStrict } from "./_shared.ts";
 import { resetArgs } from "./reset.ts";
@@ -42,9 +44,9 @@ export async function resetHistory(rawArgs: string[]): Promise<void> {
   }
   const locks = await lockAll(found);
   try {
-    await rm(found.sessionsDir, { recursive: true, force: true });
-    await rm(found.trashDir, { recursive: true, force: true });
-    await rm(found.inputHistory, { force: true });
+    await remove(found.sessionsDir);
+    await remove(found.trashDir);
+    await remove(found.inputHistory);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -75,7 +77,15 @@ async function namesIn(dir: string): Promise<string[]> {
     return await readdir(dir);
   } catch (err) {
     if (err instanceof Error && "code" in err && err.code === "ENOENT") return []; // nothing saved yet
-    throw err;
+    throw asIoError(err, `nothing deleted: cannot list ${dir}`);
+  }
+}
+
+async function remove(path: string): Promise<void> {
+  try {
+    await rm(path, { recursive: true, force: true });
+  } catch (err) {
+    throw asIoError(err, `cannot delete ${path}`);
   }
 }
 
@@ -87,8 +97,10 @@ async function lockAll(found: History): Promise<SessionLock[]> {
   } catch (err) {
     for (const lock of locks) lock.release();
     const reason = err instanceof Error ? err.message : String(err);
+    // Waiting helps only when another ion has the session open; a lock that cannot be made at all
+    // (a read-only data dir) is reported as it is.
     throw new IonError("io", `nothing deleted: ${reason}`, {
-      hint: "let it finish, then run `ion reset` again",
+      hint: err instanceof SessionInUseError ? "let it finish, then run `ion reset` again" : undefined,
     });
   }
   return locks;

@@ -1,4 +1,4 @@
-import { rename, rm, writeFile } from "node:fs/promises";
+import { rename, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { IonError } from "../errors.ts";
 import {
@@ -11,8 +11,10 @@ import {
   toolNames,
   transcriptTotals,
 } from "../history/export.ts";
+import { errnoOf, systemMessage } from "../history/io.ts";
 import type { MessageEntry } from "../history/schema.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
+import { removeTemp } from "../util/remove-temp.ts";
 import { parseStrict } from "./_shared.ts";
 import { exportArgs, rmArgs, showArgs } from "./sessions.ts";
 import { loadSession, openStore, requireId, resolveId } from "./sessions-common.ts";
@@ -47,7 +49,13 @@ export async function exportSession(rawArgs: string[]): Promise<void> {
     process.stdout.write(markdown);
     return;
   }
+  if (args.output === "")
+    throw new IonError("usage", "-o needs a file name", { hint: "or leave it out for stdout" });
   const file = resolve(args.output);
+  if (await isDirectory(file))
+    throw new IonError("usage", `cannot export to ${file}: it is a directory`, {
+      hint: `name a file, e.g. -o ${join(args.output, `${loaded.header.id}.md`)}`,
+    });
   await writeAtomically(file, markdown);
   process.stderr.write(`exported ${loaded.header.id} to ${file}\n`);
 }
@@ -59,10 +67,19 @@ async function writeAtomically(file: string, text: string): Promise<void> {
     await writeFile(temp, text, { flag: "wx" });
     await rename(temp, file);
   } catch (err) {
-    await rm(temp, { force: true });
-    const missingDir = err instanceof Error && "code" in err && err.code === "ENOENT";
-    const reason = missingDir ? "no such directory" : err instanceof Error ? err.message : String(err);
+    await removeTemp(temp);
+    const reason = errnoOf(err) === "ENOENT" ? "no such directory" : systemMessage(err);
     throw new IonError("io", `could not write ${file}: ${reason}`, { cause: err });
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch (err) {
+    // Missing (or under a file): not a directory; writing there reports the real problem.
+    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return false;
+    throw err;
   }
 }
 

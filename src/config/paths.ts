@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { IonError } from "../errors.ts";
 
 /**
  * XDG locations. Every function takes the environment as an argument so tests pass their own and
@@ -6,9 +7,33 @@ import { isAbsolute, join, resolve } from "node:path";
  */
 export type Env = Record<string, string | undefined>;
 
-function home(env: Env): string {
+/**
+ * The user's home: `$HOME`, else the password database's. Neither (`docker run --user 12345` without
+ * HOME) is a config error that says what to set.
+ */
+export function homeDir(env: Env = process.env): string {
+  const given = nonEmpty(env.HOME);
+  if (given !== undefined) return given;
   // node:os costs ~1 ms to load on every command; HOME is set almost everywhere, so load it only without.
-  return nonEmpty(env.HOME) ?? (require("node:os") as typeof import("node:os")).homedir();
+  const { homedir } = require("node:os") as typeof import("node:os");
+  try {
+    return homedir();
+  } catch (err) {
+    throw new IonError("config", "cannot find a home directory: HOME is not set and this user has none", {
+      hint: "set HOME, or ION_CONFIG_DIR, ION_DATA_DIR and XDG_CACHE_HOME",
+      cause: err,
+    });
+  }
+}
+
+/** The home directory for display (`~/…`) and lookups that can do without one: undefined when none. */
+export function homeDirIfKnown(env: Env = process.env): string | undefined {
+  try {
+    return homeDir(env);
+  } catch (err) {
+    if (err instanceof IonError) return undefined; // no home: nothing to abbreviate or look in
+    throw err;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -29,19 +54,21 @@ function own(env: Env, name: string): string | undefined {
 /** `$ION_CONFIG_DIR` › `$XDG_CONFIG_HOME/ion` › `~/.config/ion`. */
 export function configDir(env: Env = process.env): string {
   const base = xdg(env, "XDG_CONFIG_HOME");
-  return own(env, "ION_CONFIG_DIR") ?? (base ? join(base, "ion") : join(home(env), ".config", "ion"));
+  return own(env, "ION_CONFIG_DIR") ?? (base ? join(base, "ion") : join(homeDir(env), ".config", "ion"));
 }
 
 /** `$ION_DATA_DIR` › `$XDG_DATA_HOME/ion` › `~/.local/share/ion`. */
 export function dataDir(env: Env = process.env): string {
   const base = xdg(env, "XDG_DATA_HOME");
-  return own(env, "ION_DATA_DIR") ?? (base ? join(base, "ion") : join(home(env), ".local", "share", "ion"));
+  return (
+    own(env, "ION_DATA_DIR") ?? (base ? join(base, "ion") : join(homeDir(env), ".local", "share", "ion"))
+  );
 }
 
 /** `$XDG_CACHE_HOME/ion` › `~/.cache/ion`. */
 export function cacheDir(env: Env = process.env): string {
   const base = xdg(env, "XDG_CACHE_HOME");
-  return base ? join(base, "ion") : join(home(env), ".cache", "ion");
+  return base ? join(base, "ion") : join(homeDir(env), ".cache", "ion");
 }
 
 /** The files configuration is read from. */

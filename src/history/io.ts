@@ -67,7 +67,20 @@ export function readAll(fd: number): Uint8Array {
 
 export function asIoError(err: unknown, what: string): Error {
   if (err instanceof IonError) return err;
-  return new IonError("io", `${what} (${messageOf(err)})`, { cause: err });
+  return new IonError("io", `${what} (${systemMessage(err)})`, { cause: err });
+}
+
+/**
+ * A failed system call's message without the path the runtime appends ("EACCES: permission denied,
+ * open '/x/y'" → "EACCES: permission denied"): the caller's own text names the file.
+ */
+export function systemMessage(err: unknown): string {
+  const message = messageOf(err);
+  if (errnoOf(err) === undefined) return message;
+  // Bun's rm: "Path is a directory: rm returned EISDIR (is a directory) /x/y".
+  const returned = /\breturned (E[A-Z]+) \(([^)]+)\)/.exec(message);
+  if (returned) return `${returned[1]}: ${returned[2]}`;
+  return message.replace(/^(E[A-Z]+: [^,]+), .*$/s, "$1");
 }
 
 export function errnoOf(err: unknown): string | undefined {

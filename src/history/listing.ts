@@ -2,7 +2,7 @@ import { open, readFile, stat } from "node:fs/promises";
 import type { Codec } from "./codec.ts";
 import { type Decoded, decodeSession, firstHeader, isUnreadable, rawHeader } from "./decode.ts";
 import { MARKER_MAGIC, MARKER_SIZE } from "./frames.ts";
-import { asIoError, errnoOf, messageOf } from "./io.ts";
+import { asIoError, errnoOf, messageOf, systemMessage } from "./io.ts";
 import type { SessionHeader } from "./schema.ts";
 import { entryTotals } from "./view.ts";
 
@@ -88,7 +88,9 @@ async function summarize(
     [bytes, mtime] = await Promise.all([readFile(path), stat(path).then((s) => s.mtime)]);
   } catch (err) {
     if (errnoOf(err) === "ENOENT") return undefined; // removed or moved meanwhile
-    throw asIoError(err, `cannot read session ${id}`);
+    // One file ion may not read (EACCES, a directory in its place) must not hide every other session.
+    options.onWarning?.(`skipped session ${id}: cannot read ${path} (${systemMessage(err)})`);
+    return undefined;
   }
   let decoded: Decoded;
   try {

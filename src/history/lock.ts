@@ -9,7 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { IonError } from "../errors.ts";
-import { errnoOf, messageOf } from "./io.ts";
+import { errnoOf, messageOf, systemMessage } from "./io.ts";
 import { SessionInUseError } from "./session-errors.ts";
 
 /**
@@ -61,7 +61,9 @@ function tryCreate(path: string, content: string): boolean {
     fd = openSync(path, "wx", 0o600);
   } catch (err) {
     if (errnoOf(err) === "EEXIST") return false;
-    throw new IonError("io", `cannot create the lock ${path} (${messageOf(err)})`, { cause: err });
+    throw new IonError("io", `cannot create the session lock ${path} (${systemMessage(err)})`, {
+      cause: err,
+    });
   }
   try {
     writeSync(fd, content);

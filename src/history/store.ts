@@ -214,6 +214,8 @@ export class SessionStore {
     const lock = await acquireLock(this.lockPathOf(id), id);
     try {
       rmSync(path, { force: true });
+    } catch (err) {
+      throw asIoError(err, `cannot remove ${path}`);
     } finally {
       lock.release();
     }
