@@ -23,9 +23,26 @@ export interface PermissionDenial {
   tool_input: Record<string, unknown>;
 }
 
+/** Claude Code's per-model usage record (`modelUsage` in a result), with ion's honest nulls for unknowns. */
+export interface ModelUsageEntry {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  webSearchRequests: number;
+  /** null when the model's prices are unknown (never a guessed 0). */
+  costUSD: number | null;
+  contextWindow: number | null;
+  maxOutputTokens: number | null;
+  /** The provider that served the model (ion's id). */
+  provider: string;
+}
+
+export const SCHEMA_VERSION = 2;
+
 export interface RunResult {
   type: "result";
-  schema_version: 1;
+  schema_version: typeof SCHEMA_VERSION;
   subtype: ResultSubtype;
   is_error: boolean;
   /** The final assistant text (of the last model step that produced text). */
@@ -40,6 +57,10 @@ export interface RunResult {
   total_cost_usd: number | null;
   permission_denials: PermissionDenial[];
   errors: string[];
+  /** The last model step's stop reason (null when it was cut short or there was none). */
+  stop_reason: StopReason | null;
+  /** Usage per model id, as Claude Code reports it. */
+  modelUsage: Record<string, ModelUsageEntry>;
 }
 
 export type AgentEvent =
@@ -50,14 +71,23 @@ export type AgentEvent =
       provider: string;
       model: string;
       tools: string[];
-      mcp_servers: string[];
+      /** Extension servers and whether each is connected. */
+      mcp_servers: { name: string; status: string }[];
       skills: string[];
       permission_mode: string;
+      /** Slash commands the front end understands (none in `ion run`). */
+      slash_commands: string[];
+      /** Where the provider key came from, never the key: an env var's name, "keys.json", "config" or "none". */
+      key_source: string;
       /** Tokens the model can take, when known (for the status line; not part of stream-json's init). */
       context_window: number | null;
     }
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; text: string }
+  /** A tool call began streaming (`index` tells parallel calls apart within a step). */
+  | { type: "tool_use_start"; index: number; id: string; name: string }
+  /** A piece of a streaming tool call's JSON arguments. */
+  | { type: "tool_use_delta"; index: number; partial_json: string }
   /** One complete model step: the assistant message with its stop reason and that step's usage. */
   | { type: "assistant"; message: AssistantMessage; stop_reason: StopReason | null; usage: Usage }
   | { type: "tool_start"; id: string; name: string; input: Record<string, unknown> }
@@ -100,7 +130,13 @@ export type AgentEvent =
 export function buildResult(fields: Omit<RunResult, "type" | "schema_version" | "is_error">): RunResult {
   const { subtype, ...rest } = fields;
   // Field order as SPEC §6 lists it: subtype, is_error, then the rest.
-  return { type: "result", schema_version: 1, subtype, is_error: subtype !== "success", ...rest };
+  return {
+    type: "result",
+    schema_version: SCHEMA_VERSION,
+    subtype,
+    is_error: subtype !== "success",
+    ...rest,
+  };
 }
 
 /** The same result turned into a failure: what ran is still counted, the errors say what went wrong. */

@@ -43,6 +43,8 @@ export interface AgentInput {
   signal: AbortSignal;
   /** Names of the skills the model can read (stream-json's `init.skills`). */
   skills?: string[];
+  /** Slash commands of the front end (stream-json's `init.slash_commands`). */
+  slashCommands?: string[];
   /**
    * The model's context window in tokens (config `context_window` › the provider's default). Undefined
    * means unknown: no automatic compaction, only after a context_overflow error.
@@ -52,6 +54,8 @@ export interface AgentInput {
   price?: (usage: Usage) => number | null;
   /** Share of the window at which the view is compacted before a request (default 0.8). */
   compactThreshold?: number;
+  /** The model's output limit in tokens, when known (for `modelUsage`). */
+  maxOutputTokens?: number | undefined;
 }
 
 export const DEFAULT_COMPACT_THRESHOLD = 0.8;
@@ -143,6 +147,12 @@ async function* runStep(
           if (block?.type === "thinking") block.signature = event.signature;
           break;
         }
+        case "tool_call_start":
+          yield { type: "tool_use_start", index: event.index, id: event.id, name: event.name };
+          break;
+        case "tool_call_delta":
+          yield { type: "tool_use_delta", index: event.index, partial_json: event.arguments_delta };
+          break;
         case "tool_call":
           blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input });
           if (event.parse_error !== undefined) parseErrors.set(event.id, event.parse_error);
@@ -218,6 +228,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
   let apiMs = 0;
   let turns = 0;
   let finalText = "";
+  let lastStop: StopReason | null = null;
   let subtype: ResultSubtype = "success";
   const toolSpecs = input.tools.map((t) => t.spec);
   /** Usage of the last completed request, and the view's length right after its answer was appended. */
@@ -295,6 +306,8 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     mcp_servers: [],
     skills: input.skills ?? [],
     permission_mode: input.permissionMode,
+    slash_commands: input.slashCommands ?? [],
+    key_source: input.provider.keySource.replace(/^env /, ""),
     context_window: input.contextWindow ?? null,
   };
 
@@ -327,6 +340,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       step = yield* timedStep();
     const text = textOf(step.message);
     if (text) finalText = text;
+    lastStop = step.error || input.signal.aborted ? null : step.stopReason;
 
     if (step.error || input.signal.aborted) {
       if (step.message.content.length > 0) {
@@ -365,6 +379,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     yield { type: "tool_results", message: resultMessage };
   }
 
+  const cost = input.price ? input.price(usage) : null;
   const result = buildResult({
     subtype,
     result: finalText,
@@ -375,9 +390,23 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     duration_ms: now() - started,
     duration_api_ms: apiMs,
     usage,
-    total_cost_usd: input.price ? input.price(usage) : null,
+    total_cost_usd: cost,
     permission_denials: denials,
     errors,
+    stop_reason: lastStop,
+    modelUsage: {
+      [input.model]: {
+        inputTokens: usage.input_tokens,
+        outputTokens: usage.output_tokens,
+        cacheReadInputTokens: usage.cache_read_input_tokens,
+        cacheCreationInputTokens: usage.cache_creation_input_tokens,
+        webSearchRequests: 0,
+        costUSD: cost,
+        contextWindow: input.contextWindow ?? null,
+        maxOutputTokens: input.maxOutputTokens ?? null,
+        provider: input.provider.id,
+      },
+    },
   });
   yield { type: "result", result };
 }

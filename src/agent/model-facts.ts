@@ -7,6 +7,8 @@ import type { ResolvedProvider, Usage } from "../providers/types.ts";
 
 export interface ModelFacts {
   contextWindow: number | undefined;
+  /** The model's output limit in tokens, when the catalogue knows it. */
+  maxOutput?: number | undefined;
   price: (usage: Usage) => number | null;
   /** One line each for the user: e.g. the model is missing from a list that may not apply. */
   warnings?: string[];
@@ -54,6 +56,7 @@ export async function modelFacts(
   }
   return {
     contextWindow: contextWindow(config, provider.id) ?? info?.context ?? defaultContextWindow(provider.id),
+    maxOutput: info?.output ?? undefined,
     price: (usage) => costOf(usage, info),
     warnings,
   };

@@ -323,6 +323,7 @@ export class AgentSession {
         messages: this.conversation.messages(),
         contextWindow: this.contextWindow,
         price: this.target.facts.price,
+        maxOutputTokens: this.target.facts.maxOutput,
         compactThreshold: this.config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
         thinking: this.thinking,
         tools: this.tools(),

@@ -41,6 +41,8 @@ function setupFailure(err: unknown, sessionId: string): RunResult {
     total_cost_usd: null,
     permission_denials: [],
     errors: [message],
+    stop_reason: null,
+    modelUsage: {},
   });
 }
 

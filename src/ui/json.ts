@@ -4,7 +4,8 @@ import { jsonLine, type Renderer, type RenderOptions } from "./renderer.ts";
 export function jsonRenderer(options: RenderOptions): Renderer {
   return {
     onEvent(event) {
-      if (event.type === "result") options.stdout.write(jsonLine(event.result));
+      if (event.type === "result")
+        options.stdout.write(jsonLine({ ...event.result, uuid: Bun.randomUUIDv7() }));
     },
     close() {},
   };

@@ -1,73 +1,264 @@
 import type { AgentEvent } from "../agent/events.ts";
-import type { AssistantBlock } from "../providers/types.ts";
+import type { ProviderErrorKind, StopReason, Usage } from "../providers/types.ts";
 import { jsonLine, type Renderer, type RenderOptions } from "./renderer.ts";
 
-/** The wire form of an assistant block: thinking signatures are opaque provider data and stay internal. */
-function publicBlock(block: AssistantBlock) {
-  return block.type === "thinking" ? { type: "thinking", thinking: block.thinking } : block;
+/**
+ * `-o stream-json`, schema 2: SPEC §6's JSON Lines, shaped so that programs typed against the Claude
+ * Agent SDK's `SDKMessage` read them unchanged. Every line has a `uuid` (UUIDv7) and `session_id`;
+ * assistant messages are whole Messages API messages; with `--partial` the `stream_event` lines carry
+ * Anthropic's raw stream events, derived here from ion's events on every wire. The result is last.
+ */
+
+/** Claude's permission modes for ion's (init.permissionMode beside ion's own permission_mode). */
+const CLAUDE_MODE: Record<string, string> = { read: "plan", ask: "default", auto: "bypassPermissions" };
+
+/** Claude's api_retry error categories for ion's provider error kinds. */
+const RETRY_ERROR: Record<ProviderErrorKind, string> = {
+  auth: "authentication_failed",
+  rate_limit: "rate_limit",
+  overloaded: "overloaded",
+  server: "server_error",
+  context_overflow: "invalid_request",
+  model_not_found: "model_not_found",
+  bad_request: "invalid_request",
+  network: "unknown",
+  stream_dropped: "unknown",
+  idle_timeout: "unknown",
+  aborted: "unknown",
+};
+
+const ZERO_USAGE: Usage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+};
+
+/** `msg_` and 24 hex digits of a UUIDv7: ion's id for a model step (its wires do not all give one). */
+function messageId(): string {
+  return `msg_${Bun.randomUUIDv7().replaceAll("-", "").slice(0, 24)}`;
 }
 
-function toLine(event: AgentEvent, sessionId: string, partial: boolean): object | undefined {
-  switch (event.type) {
-    case "init": {
-      const { type: _type, context_window: _window, ...init } = event;
-      return { type: "system", subtype: "init", schema_version: 1, ...init };
+type RawEvent = Record<string, unknown> & { type: string };
+
+/**
+ * Anthropic's raw stream events for one model step at a time, from text, thinking and tool-call
+ * deltas: message_start, content_block_start/delta/stop (with `index`), message_delta, message_stop.
+ */
+class PartialStream {
+  id = messageId();
+  private open = false;
+  private index = -1;
+  /** The kind of the text or thinking block being streamed, if one is open. */
+  private current: "text" | "thinking" | undefined;
+  private readonly toolBlocks = new Map<number, number>();
+  private readonly startedTools = new Set<string>();
+  private readonly openBlocks: number[] = [];
+
+  constructor(
+    private readonly model: () => string,
+    private readonly emit: (event: RawEvent) => void,
+  ) {}
+
+  text(kind: "text" | "thinking", text: string): void {
+    this.start();
+    if (this.current !== kind) {
+      this.closeCurrent();
+      this.current = kind;
+      this.block(
+        kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "", signature: "" },
+      );
     }
-    case "assistant":
-      return {
-        type: "assistant",
-        session_id: sessionId,
-        message: {
-          role: "assistant",
-          content: event.message.content.map(publicBlock),
-          stop_reason: event.stop_reason,
-          usage: event.usage,
-        },
-      };
-    case "tool_results":
-      return { type: "user", session_id: sessionId, message: event.message };
-    case "text_delta":
-    case "thinking_delta":
-      return partial
-        ? { type: "stream_event", session_id: sessionId, event: { type: event.type, text: event.text } }
-        : undefined;
-    case "api_retry":
-      return {
-        type: "system",
-        subtype: "api_retry",
-        session_id: sessionId,
-        attempt: event.attempt,
-        max_retries: event.max_retries,
-        retry_delay_ms: event.delay_ms,
-        error_status: event.error.status ?? null,
-        error: event.error.message,
-      };
-    case "compact_boundary":
-      // The summary stays out of stdout: it is model-written context, not output (the session keeps it).
-      return {
-        type: "system",
-        subtype: "compact_boundary",
-        session_id: sessionId,
-        trigger: event.trigger,
-        pre_tokens: event.pre_tokens,
-        post_tokens: event.post_tokens,
-      };
-    case "result":
-      return event.result;
-    default:
-      return undefined;
+    const delta = kind === "text" ? { type: "text_delta", text } : { type: "thinking_delta", thinking: text };
+    this.emit({ type: "content_block_delta", index: this.index, delta });
+  }
+
+  toolStart(toolIndex: number, id: string, name: string): void {
+    this.start();
+    this.closeCurrent();
+    this.startedTools.add(id);
+    this.toolBlocks.set(toolIndex, this.block({ type: "tool_use", id, name, input: {} }));
+  }
+
+  toolDelta(toolIndex: number, json: string): void {
+    const index = this.toolBlocks.get(toolIndex);
+    if (index === undefined || json === "") return;
+    this.emit({
+      type: "content_block_delta",
+      index,
+      delta: { type: "input_json_delta", partial_json: json },
+    });
+  }
+
+  /** The step is complete: calls that arrived whole are streamed in one piece, then every block ends. */
+  finish(
+    content: readonly { type: string; id?: string; name?: string; input?: unknown }[],
+    stop: StopReason | null,
+    usage: Usage,
+  ): void {
+    this.start();
+    for (const block of content) {
+      if (block.type !== "tool_use" || block.id === undefined || this.startedTools.has(block.id)) continue;
+      this.closeCurrent();
+      const index = this.block({ type: "tool_use", id: block.id, name: block.name, input: {} });
+      const json = JSON.stringify(block.input ?? {});
+      this.emit({
+        type: "content_block_delta",
+        index,
+        delta: { type: "input_json_delta", partial_json: json },
+      });
+    }
+    for (const index of this.openBlocks.splice(0)) this.emit({ type: "content_block_stop", index });
+    this.emit({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage });
+    this.emit({ type: "message_stop" });
+  }
+
+  /** Ready for the next step (a new message id). */
+  reset(): void {
+    this.id = messageId();
+    this.open = false;
+    this.index = -1;
+    this.current = undefined;
+    this.toolBlocks.clear();
+    this.startedTools.clear();
+  }
+
+  private start(): void {
+    if (this.open) return;
+    this.open = true;
+    this.emit({
+      type: "message_start",
+      message: {
+        id: this.id,
+        type: "message",
+        role: "assistant",
+        model: this.model(),
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: ZERO_USAGE,
+      },
+    });
+  }
+
+  private block(contentBlock: Record<string, unknown>): number {
+    this.index++;
+    this.openBlocks.push(this.index);
+    this.emit({ type: "content_block_start", index: this.index, content_block: contentBlock });
+    return this.index;
+  }
+
+  private closeCurrent(): void {
+    if (this.current === undefined) return;
+    this.current = undefined;
+    const at = this.openBlocks.indexOf(this.index);
+    if (at >= 0) this.openBlocks.splice(at, 1);
+    this.emit({ type: "content_block_stop", index: this.index });
   }
 }
 
 /** `-o stream-json`: JSON Lines in the order of SPEC §6, the result always last. */
 export function streamJsonRenderer(options: RenderOptions): Renderer {
   let sessionId = "";
-  return {
-    onEvent(event) {
-      if (event.type === "init") sessionId = event.session_id;
-      const line = toLine(event, sessionId, options.partial);
-      if (line) options.stdout.write(jsonLine(line));
+  let model = "";
+  const write = (line: Record<string, unknown>) =>
+    options.stdout.write(
+      jsonLine({ ...line, uuid: Bun.randomUUIDv7(), session_id: line.session_id ?? sessionId }),
+    );
+  const top = { parent_tool_use_id: null };
+  const partial = new PartialStream(
+    () => model,
+    (event) => {
+      if (options.partial) write({ type: "stream_event", event, ...top });
     },
-    close() {},
+  );
+
+  const handle = (event: AgentEvent) => {
+    switch (event.type) {
+      case "init": {
+        sessionId = event.session_id;
+        model = event.model;
+        const { type: _type, context_window: _window, key_source: keySource, mcp_servers, ...init } = event;
+        write({
+          type: "system",
+          subtype: "init",
+          schema_version: 2,
+          ...init,
+          mcp_servers: mcp_servers.map((server) => ({ name: server.name, status: server.status })),
+          permissionMode: CLAUDE_MODE[event.permission_mode] ?? "default",
+          apiKeySource: keySource,
+          output_style: "default",
+          plugins: [],
+        });
+        return;
+      }
+      case "text_delta":
+      case "thinking_delta":
+        partial.text(event.type === "text_delta" ? "text" : "thinking", event.text);
+        return;
+      case "tool_use_start":
+        partial.toolStart(event.index, event.id, event.name);
+        return;
+      case "tool_use_delta":
+        partial.toolDelta(event.index, event.partial_json);
+        return;
+      case "assistant": {
+        partial.finish(event.message.content, event.stop_reason, event.usage);
+        write({
+          type: "assistant",
+          message: {
+            id: partial.id,
+            type: "message",
+            role: "assistant",
+            model,
+            // Thinking keeps its signature: a consumer replaying the conversation to Anthropic needs it.
+            content: event.message.content,
+            stop_reason: event.stop_reason,
+            stop_sequence: null,
+            usage: event.usage,
+          },
+          ...top,
+        });
+        partial.reset();
+        return;
+      }
+      case "tool_results":
+      case "user_message":
+        write({ type: "user", message: event.message, ...top });
+        return;
+      case "api_retry":
+        write({
+          type: "system",
+          subtype: "api_retry",
+          attempt: event.attempt,
+          max_retries: event.max_retries,
+          retry_delay_ms: event.delay_ms,
+          error_status: event.error.status ?? null,
+          error: RETRY_ERROR[event.error.kind],
+          error_message: event.error.message,
+        });
+        return;
+      case "compact_boundary":
+        // The summary stays out of stdout: it is model-written context, not output (the session keeps it).
+        write({
+          type: "system",
+          subtype: "compact_boundary",
+          compact_metadata: {
+            trigger: event.trigger === "manual" ? "manual" : "auto",
+            pre_tokens: event.pre_tokens,
+            post_tokens: event.post_tokens,
+          },
+          trigger: event.trigger,
+          pre_tokens: event.pre_tokens,
+          post_tokens: event.post_tokens,
+        });
+        return;
+      case "result":
+        write({ ...event.result });
+        return;
+      default:
+        return;
+    }
   };
+  return { onEvent: handle, close() {} };
 }

@@ -111,11 +111,13 @@ describe("runAgent: events and messages", () => {
       mcp_servers: [],
       skills: [],
       permission_mode: "auto",
+      slash_commands: [],
+      key_source: "config",
       context_window: null,
     });
     expect(result).toMatchObject({
       type: "result",
-      schema_version: 1,
+      schema_version: 2,
       subtype: "success",
       is_error: false,
       result: "Hi there",

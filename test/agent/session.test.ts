@@ -4,7 +4,7 @@
  * the entry bookkeeping, /clear and /resume.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentEvent } from "../../src/agent/events.ts";
@@ -30,7 +30,8 @@ function sandbox(config: Record<string, unknown> = {}) {
     OPENAI_BASE_URL: `${server.url}/v1`,
     OPENAI_API_KEY: "test-key-session",
   };
-  Bun.write(join(root, "config", "config.json"), JSON.stringify(config));
+  mkdirSync(join(root, "config"), { recursive: true });
+  writeFileSync(join(root, "config", "config.json"), JSON.stringify(config));
   return { root, env, dataDir: env.ION_DATA_DIR };
 }
 

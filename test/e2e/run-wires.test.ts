@@ -134,12 +134,22 @@ describe.each(CASES)("ion run over $provider", (c) => {
     const { middle, result } = parseStreamJson(jsonLines(run.stdout));
     expect(result.result).toBe("42");
     const assistant = middle.find((l) => l.type === "assistant");
-    expect(assistant && "message" in assistant ? assistant.message.content : []).toEqual([
+    const content = assistant && "message" in assistant ? assistant.message.content : [];
+    expect(content).toMatchObject([
       { type: "thinking", thinking: "Let me think about 6 times 7." },
       { type: "text", text: "42" },
     ]);
-    const deltas = middle.filter((l) => l.type === "stream_event");
-    expect(deltas.some((l) => "event" in l && l.event.type === "thinking_delta")).toBe(true);
+    // Anthropic signs thinking; the signature is kept so a consumer can send the block back.
+    const signature = content[0]?.type === "thinking" ? content[0].signature : undefined;
+    if (c.wire === "anthropic") expect(signature).toBeString();
+    else expect(signature).toBeUndefined();
+    const events = middle.flatMap((l) => (l.type === "stream_event" && "event" in l ? [l.event] : []));
+    expect(events[0]?.type).toBe("message_start");
+    expect(events.at(-1)?.type).toBe("message_stop");
+    const thinking = events.filter(
+      (e) => e.type === "content_block_delta" && e.delta.type === "thinking_delta",
+    );
+    expect(thinking.length).toBeGreaterThan(0);
   });
 
   // Ollama takes no key, so it has no invalid-key case.

@@ -1,5 +1,6 @@
 /**
- * The output contract of SPEC §6 as zod schemas, strict so that a renamed or extra field fails a test.
+ * The output contract of SPEC §6 (schema 2) as zod schemas, strict so that a renamed or extra field
+ * fails a test. Every line carries a UUIDv7 `uuid` and the `session_id`.
  */
 import { z } from "zod";
 
@@ -10,13 +11,28 @@ const usage = z.strictObject({
   cache_creation_input_tokens: z.number().int().nonnegative(),
 });
 
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const line = { uuid: z.string().regex(UUID_V7), session_id: z.string().min(1) };
+const stopReason = z.enum(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]).nullable();
+
+const modelUsage = z.strictObject({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadInputTokens: z.number().int().nonnegative(),
+  cacheCreationInputTokens: z.number().int().nonnegative(),
+  webSearchRequests: z.literal(0),
+  costUSD: z.number().nonnegative().nullable(),
+  contextWindow: z.number().int().positive().nullable(),
+  maxOutputTokens: z.number().int().positive().nullable(),
+  provider: z.string().min(1),
+});
+
 export const ResultSchema = z.strictObject({
   type: z.literal("result"),
-  schema_version: z.literal(1),
+  schema_version: z.literal(2),
   subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_interrupted"]),
   is_error: z.boolean(),
   result: z.string(),
-  session_id: z.string().min(1),
   provider: z.string(),
   model: z.string(),
   num_turns: z.number().int().nonnegative(),
@@ -32,25 +48,33 @@ export const ResultSchema = z.strictObject({
     }),
   ),
   errors: z.array(z.string()),
+  stop_reason: stopReason,
+  modelUsage: z.record(z.string(), modelUsage),
+  ...line,
 });
 
 export const InitSchema = z.strictObject({
   type: z.literal("system"),
   subtype: z.literal("init"),
-  schema_version: z.literal(1),
-  session_id: z.string().min(1),
+  schema_version: z.literal(2),
   cwd: z.string(),
   provider: z.string(),
   model: z.string(),
   tools: z.array(z.string()),
-  mcp_servers: z.array(z.unknown()),
-  skills: z.array(z.unknown()),
+  mcp_servers: z.array(z.strictObject({ name: z.string(), status: z.string() })),
+  skills: z.array(z.string()),
   permission_mode: z.enum(["read", "ask", "auto"]),
+  permissionMode: z.enum(["plan", "default", "acceptEdits", "bypassPermissions"]),
+  slash_commands: z.array(z.string()),
+  apiKeySource: z.string().min(1),
+  output_style: z.literal("default"),
+  plugins: z.array(z.unknown()).length(0),
+  ...line,
 });
 
 const assistantBlock = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("text"), text: z.string() }),
-  z.strictObject({ type: z.literal("thinking"), thinking: z.string() }),
+  z.strictObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
   z.strictObject({
     type: z.literal("tool_use"),
     id: z.string(),
@@ -59,20 +83,26 @@ const assistantBlock = z.discriminatedUnion("type", [
   }),
 ]);
 
+const top = { parent_tool_use_id: z.null() };
+
 export const AssistantSchema = z.strictObject({
   type: z.literal("assistant"),
-  session_id: z.string().min(1),
   message: z.strictObject({
+    id: z.string().regex(/^msg_[0-9a-f]{24}$/),
+    type: z.literal("message"),
     role: z.literal("assistant"),
+    model: z.string().min(1),
     content: z.array(assistantBlock),
-    stop_reason: z.enum(["end_turn", "tool_use", "max_tokens", "stop_sequence", "refusal"]).nullable(),
+    stop_reason: stopReason,
+    stop_sequence: z.null(),
     usage,
   }),
+  ...top,
+  ...line,
 });
 
 export const UserSchema = z.strictObject({
   type: z.literal("user"),
-  session_id: z.string().min(1),
   message: z.strictObject({
     role: z.literal("user"),
     content: z.array(
@@ -84,32 +114,96 @@ export const UserSchema = z.strictObject({
       }),
     ),
   }),
+  ...top,
+  ...line,
 });
+
+const zeroUsage = usage;
+const rawEvent = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("message_start"),
+    message: z.strictObject({
+      id: z.string(),
+      type: z.literal("message"),
+      role: z.literal("assistant"),
+      model: z.string(),
+      content: z.array(z.never()),
+      stop_reason: z.null(),
+      stop_sequence: z.null(),
+      usage: zeroUsage,
+    }),
+  }),
+  z.strictObject({
+    type: z.literal("content_block_start"),
+    index: z.number().int().nonnegative(),
+    content_block: z.discriminatedUnion("type", [
+      z.strictObject({ type: z.literal("text"), text: z.literal("") }),
+      z.strictObject({ type: z.literal("thinking"), thinking: z.literal(""), signature: z.literal("") }),
+      z.strictObject({
+        type: z.literal("tool_use"),
+        id: z.string(),
+        name: z.string(),
+        input: z.strictObject({}),
+      }),
+    ]),
+  }),
+  z.strictObject({
+    type: z.literal("content_block_delta"),
+    index: z.number().int().nonnegative(),
+    delta: z.discriminatedUnion("type", [
+      z.strictObject({ type: z.literal("text_delta"), text: z.string() }),
+      z.strictObject({ type: z.literal("thinking_delta"), thinking: z.string() }),
+      z.strictObject({ type: z.literal("input_json_delta"), partial_json: z.string() }),
+    ]),
+  }),
+  z.strictObject({ type: z.literal("content_block_stop"), index: z.number().int().nonnegative() }),
+  z.strictObject({
+    type: z.literal("message_delta"),
+    delta: z.strictObject({ stop_reason: stopReason, stop_sequence: z.null() }),
+    usage,
+  }),
+  z.strictObject({ type: z.literal("message_stop") }),
+]);
 
 export const StreamEventSchema = z.strictObject({
   type: z.literal("stream_event"),
-  session_id: z.string().min(1),
-  event: z.strictObject({ type: z.enum(["text_delta", "thinking_delta"]), text: z.string() }),
+  event: rawEvent,
+  ...top,
+  ...line,
 });
 
 export const ApiRetrySchema = z.strictObject({
   type: z.literal("system"),
   subtype: z.literal("api_retry"),
-  session_id: z.string().min(1),
   attempt: z.number().int().positive(),
   max_retries: z.number().int().positive(),
   retry_delay_ms: z.number().nonnegative(),
   error_status: z.number().int().nullable(),
-  error: z.string(),
+  error: z.enum([
+    "authentication_failed",
+    "rate_limit",
+    "overloaded",
+    "server_error",
+    "invalid_request",
+    "model_not_found",
+    "unknown",
+  ]),
+  error_message: z.string(),
+  ...line,
 });
 
 export const CompactBoundarySchema = z.strictObject({
   type: z.literal("system"),
   subtype: z.literal("compact_boundary"),
-  session_id: z.string().min(1),
+  compact_metadata: z.strictObject({
+    trigger: z.enum(["auto", "manual"]),
+    pre_tokens: z.number().int().nonnegative(),
+    post_tokens: z.number().int().nonnegative(),
+  }),
   trigger: z.enum(["auto", "manual", "overflow"]),
   pre_tokens: z.number().int().nonnegative(),
   post_tokens: z.number().int().nonnegative(),
+  ...line,
 });
 
 /** Validates a whole stream-json transcript: init first, result last and only once, known lines between. */

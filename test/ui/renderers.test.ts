@@ -10,7 +10,7 @@ const USAGE = usageOf(120, 30, 100);
 function result(overrides: Partial<RunResult> = {}): RunResult {
   return {
     type: "result",
-    schema_version: 1,
+    schema_version: 2,
     subtype: "success",
     is_error: false,
     result: "The answer is 4.",
@@ -24,6 +24,8 @@ function result(overrides: Partial<RunResult> = {}): RunResult {
     total_cost_usd: null,
     permission_denials: [],
     errors: [],
+    stop_reason: "end_turn",
+    modelUsage: {},
     ...overrides,
   };
 }
@@ -38,6 +40,8 @@ const INIT: AgentEvent = {
   mcp_servers: [],
   skills: [],
   permission_mode: "ask",
+  slash_commands: [],
+  key_source: "ANTHROPIC_API_KEY",
   context_window: 200_000,
 };
 
@@ -144,7 +148,9 @@ describe("-o json", () => {
       const io = await render("json", fullRun(final), { stdoutIsTTY: true, stderrIsTTY: true });
       const lines = jsonLines(io.out());
       expect(lines).toHaveLength(1);
-      expect(ResultSchema.parse(lines[0])).toEqual(final);
+      const { uuid, ...rest } = ResultSchema.parse(lines[0]);
+      expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(rest).toEqual(final);
       expect(io.err()).toBe("");
     }
   });
@@ -169,7 +175,13 @@ describe("-o stream-json", () => {
       session_id: "sess-1",
       tools: ["read_file", "bash"],
       permission_mode: "ask",
+      permissionMode: "default",
+      apiKeySource: "ANTHROPIC_API_KEY",
+      mcp_servers: [],
+      slash_commands: [],
     });
+    // Every line its own UUIDv7.
+    expect(new Set(lines.map((l) => l.uuid)).size).toBe(lines.length);
     expect(lines.map((l) => (l.type === "system" ? `system/${l.subtype}` : l.type))).toEqual([
       "system/init",
       "assistant",
@@ -181,20 +193,28 @@ describe("-o stream-json", () => {
     expect(middle[0]).toEqual({
       type: "assistant",
       session_id: "sess-1",
+      uuid: expect.any(String),
+      parent_tool_use_id: null,
       message: {
+        id: expect.stringMatching(/^msg_[0-9a-f]{24}$/),
+        type: "message",
         role: "assistant",
+        model: "claude-x",
         content: [
-          { type: "thinking", thinking: "Let me look." },
+          { type: "thinking", thinking: "Let me look.", signature: "SECRET-SIGNATURE" },
           { type: "text", text: "Checking" },
           { type: "tool_use", id: "call-1", name: "bash", input: { command: "echo 2+2\nmore" } },
         ],
         stop_reason: "tool_use",
+        stop_sequence: null,
         usage: USAGE,
       },
     });
     expect(middle[1]).toEqual({
       type: "user",
       session_id: "sess-1",
+      uuid: expect.any(String),
+      parent_tool_use_id: null,
       message: {
         role: "user",
         content: [{ type: "tool_result", tool_use_id: "call-1", content: "TOOL-OUTPUT", is_error: false }],
@@ -204,49 +224,115 @@ describe("-o stream-json", () => {
       type: "system",
       subtype: "api_retry",
       session_id: "sess-1",
+      uuid: expect.any(String),
       attempt: 1,
       max_retries: 3,
       retry_delay_ms: 250,
       error_status: 529,
-      error: "overloaded from anthropic: Overloaded",
+      error: "overloaded",
+      error_message: "overloaded from anthropic: Overloaded",
     });
-    expect(last).toEqual(result());
+    const { uuid: _uuid, ...final } = last;
+    expect(final).toEqual(result());
   });
 
-  test("the thinking signature never leaves the process", async () => {
+  test("the thinking signature is kept in the assistant message, never in a partial event", async () => {
     for (const partial of [false, true]) {
       const io = await render("stream-json", fullRun(), { partial });
-      expect(io.out()).not.toContain("SECRET-SIGNATURE");
-      expect(io.out()).not.toContain("signature");
+      const lines = jsonLines(io.out());
+      const assistant = lines.find((l) => l.type === "assistant");
+      expect(JSON.stringify(assistant)).toContain("SECRET-SIGNATURE");
+      const events = lines.filter((l) => l.type === "stream_event");
+      expect(JSON.stringify(events)).not.toContain("SECRET-SIGNATURE");
     }
   });
 
-  test("--partial adds text and thinking deltas as stream_event lines, in order", async () => {
+  test("--partial adds Anthropic's raw stream events, block by block, in order", async () => {
     const io = await render("stream-json", fullRun(), { partial: true });
     const lines = jsonLines(io.out());
     parseStreamJson(lines);
-    const kinds = lines.map((l) =>
-      l.type === "stream_event"
-        ? `${(l.event as { type: string; text: string }).type}:${(l.event as { text: string }).text}`
-        : String(l.type),
-    );
+    const kinds = lines.map((l) => {
+      if (l.type !== "stream_event") return String(l.type);
+      const event = l.event as { type: string; index?: number; delta?: Record<string, string> };
+      const delta = event.delta
+        ? `:${event.delta.type ?? ""}:${event.delta.text ?? event.delta.thinking ?? ""}`
+        : "";
+      return `${event.type}${event.index === undefined ? "" : `#${event.index}`}${delta}`;
+    });
     expect(kinds).toEqual([
       "system",
-      "thinking_delta:Let me look.",
-      "text_delta:Checking",
+      "message_start",
+      "content_block_start#0",
+      "content_block_delta#0:thinking_delta:Let me look.",
+      "content_block_stop#0",
+      "content_block_start#1",
+      "content_block_delta#1:text_delta:Checking",
+      "content_block_stop#1",
+      // The call arrived whole (no streamed deltas): one input_json_delta with its JSON.
+      "content_block_start#2",
+      "content_block_delta#2:input_json_delta:",
+      "content_block_stop#2",
+      "message_delta::",
+      "message_stop",
       "assistant",
       "user",
       "system",
-      "text_delta:The answer ",
-      "text_delta:is 4.",
+      "message_start",
+      "content_block_start#0",
+      "content_block_delta#0:text_delta:The answer ",
+      "content_block_delta#0:text_delta:is 4.",
+      "content_block_stop#0",
+      "message_delta::",
+      "message_stop",
       "assistant",
       "result",
     ]);
-    expect(lines[1]).toEqual({
-      type: "stream_event",
-      session_id: "sess-1",
-      event: { type: "thinking_delta", text: "Let me look." },
+    const start = lines[1]?.event as { message: { id: string } };
+    const assistant = lines.find((l) => l.type === "assistant") as { message: { id: string } };
+    expect(start.message.id).toBe(assistant.message.id);
+    expect(lines[9]?.event).toMatchObject({
+      delta: { type: "input_json_delta", partial_json: JSON.stringify({ command: "echo 2+2\nmore" }) },
     });
+    expect(lines[11]?.event).toMatchObject({ type: "message_delta", delta: { stop_reason: "tool_use" } });
+  });
+
+  test("streamed tool calls become tool_use blocks with input_json_delta pieces", async () => {
+    const events: AgentEvent[] = [
+      INIT,
+      { type: "tool_use_start", index: 0, id: "call-9", name: "read_file" },
+      { type: "tool_use_delta", index: 0, partial_json: '{"path":' },
+      { type: "tool_use_delta", index: 0, partial_json: '"a.txt"}' },
+      {
+        type: "assistant",
+        message: {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "call-9", name: "read_file", input: { path: "a.txt" } }],
+        },
+        stop_reason: "tool_use",
+        usage: USAGE,
+      },
+      { type: "result", result: result() },
+    ];
+    const lines = jsonLines((await render("stream-json", events, { partial: true })).out());
+    const raw = lines.filter((l) => l.type === "stream_event").map((l) => l.event);
+    expect(raw.slice(1, 5)).toEqual([
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "call-9", name: "read_file", input: {} },
+      },
+      {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '{"path":' },
+      },
+      {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '"a.txt"}' },
+      },
+      { type: "content_block_stop", index: 0 },
+    ]);
   });
 
   test("without --partial there are no stream_event lines", async () => {
@@ -270,9 +356,13 @@ describe("-o stream-json", () => {
     const io = await render("stream-json", events, { partial: true });
     expect(io.out()).not.toMatch(/[\u2028\u2029]/);
     const lines = jsonLines(io.out());
-    expect(lines).toHaveLength(4);
     expect(parseStreamJson(lines).result.result).toBe(tricky);
-    expect(lines[1]?.event).toEqual({ type: "text_delta", text: tricky });
+    const deltas = lines.filter((l) => l.type === "stream_event").map((l) => l.event);
+    expect(deltas).toContainEqual({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "text_delta", text: tricky },
+    });
   });
 
   test("a retry without an HTTP status reports error_status null", async () => {
@@ -294,7 +384,7 @@ describe("-o stream-json", () => {
   test("an error result is still the last line", async () => {
     const failed = result({ subtype: "error_max_turns", is_error: true, errors: ["limit"] });
     const lines = jsonLines((await render("stream-json", fullRun(failed))).out());
-    expect(parseStreamJson(lines).result).toEqual(failed);
+    expect(parseStreamJson(lines).result).toMatchObject(failed);
   });
 });
 
@@ -458,6 +548,8 @@ describe("compaction", () => {
       type: "system",
       subtype: "compact_boundary",
       session_id: "sess-1",
+      uuid: expect.any(String),
+      compact_metadata: { trigger: "auto", pre_tokens: 152_340, post_tokens: 41_200 },
       trigger: "auto",
       pre_tokens: 152_340,
       post_tokens: 41_200,
