@@ -2,6 +2,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { findGitRoot } from "../util/git.ts";
 import { ToolInputError } from "./define.ts";
 import { displayPath, resolveInWorkspace, type WorkspaceScope } from "./workspace.ts";
 
@@ -52,25 +53,6 @@ function errnoCode(err: unknown): string | undefined {
 
 const toPosix = (path: string): string => (sep === "/" ? path : path.split(sep).join("/"));
 const joinRel = (parent: string, name: string): string => (parent === "" ? name : `${parent}/${name}`);
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch (err) {
-    const code = errnoCode(err);
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "EACCES") return false;
-    throw err;
-  }
-}
-
-/** The innermost git work tree containing `dir` (a `.git` directory or file), if any. */
-async function findGitRoot(dir: string): Promise<string | undefined> {
-  for (let current = dir; ; current = dirname(current)) {
-    if (await exists(join(current, ".git"))) return current;
-    if (dirname(current) === current) return undefined;
-  }
-}
 
 function isInsideOrEqual(path: string, dir: string): boolean {
   const rel = relative(dir, path);
@@ -126,7 +108,7 @@ export class FileWalk implements AsyncIterable<WalkedFile> {
   async *[Symbol.asyncIterator](): AsyncGenerator<WalkedFile, void, undefined> {
     const { signal } = this.options;
     signal?.throwIfAborted();
-    const gitRoot = await findGitRoot(this.dir);
+    const gitRoot = findGitRoot(this.dir)?.root;
     const root = resolveInWorkspace(".", this.options.scope);
     const top = gitRoot ?? (isInsideOrEqual(this.dir, root) ? root : this.dir);
     const topRel = toPosix(relative(top, this.dir));

@@ -20,7 +20,7 @@ const modelUsage = z.strictObject({
   outputTokens: z.number().int().nonnegative(),
   cacheReadInputTokens: z.number().int().nonnegative(),
   cacheCreationInputTokens: z.number().int().nonnegative(),
-  webSearchRequests: z.literal(0),
+  webSearchRequests: z.number().int().nonnegative(),
   costUSD: z.number().nonnegative().nullable(),
   contextWindow: z.number().int().positive().nullable(),
   maxOutputTokens: z.number().int().positive().nullable(),
