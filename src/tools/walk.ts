@@ -1,6 +1,6 @@
 import type { Dirent } from "node:fs";
-import { lstat, readdir, readFile, stat } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { isAbsolute, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { findGitRoot } from "../util/git.ts";
 import { ToolInputError } from "./define.ts";
