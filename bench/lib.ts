@@ -3,13 +3,63 @@
  * the floor and finding (or building) dist/ion, the sandbox environment, interleaved timing rounds,
  * medians and percentiles, peak RSS under GNU time, and the table with PASS/MISS against the targets.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { compile } from "../scripts/build.ts";
 
 export const ROOT = resolve(import.meta.dir, "..");
 export const OUT = join(ROOT, "bench/.out");
+
+/**
+ * The shared test fixtures (model lists, the models.dev snapshot, recorded streams): `$ION_FIXTURES`
+ * when set, else the first `shared/fixtures` directory found looking upward from the checkout (it
+ * usually sits beside it). Undefined when there is none.
+ */
+export function fixturesDir(): string | undefined {
+  const given = process.env.ION_FIXTURES;
+  if (given) return isDir(given) ? resolve(given) : undefined;
+  for (let dir = ROOT; ; dir = dirname(dir)) {
+    const candidate = join(dir, "shared", "fixtures");
+    if (isDir(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // missing or unreadable: not the fixtures
+  }
+}
+
+/** One line of the summary `bench/all.ts` prints: a figure, its floor, and its target. */
+export interface SummaryRow {
+  bench: string;
+  name: string;
+  /** The figure as printed, e.g. "18.2 ms" or "41.0 MB". */
+  value: string;
+  /** The floor's figure as printed, or "" when the target is absolute. */
+  floor: string;
+  /** value / floor, when there is a floor. */
+  ratio?: number;
+  /** e.g. "≤ 2×" or "< 25 ms". */
+  target: string;
+  pass: boolean | undefined;
+}
+
+/**
+ * Adds rows to the summary file named by `$ION_BENCH_SUMMARY` (JSON Lines), which `bench/all.ts`
+ * sets for each script it runs; a script run on its own records nothing.
+ */
+export function recordSummary(rows: SummaryRow[]): void {
+  const file = process.env.ION_BENCH_SUMMARY;
+  if (!file) return;
+  appendFileSync(file, rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
+}
+
+export const ms = (value: number): string => `${value.toFixed(1)} ms`;
 
 export interface BenchOptions {
   /** The binary to measure; undefined means dist/ion. */
@@ -260,6 +310,34 @@ export function printRatioTable(cases: Case[], options: { rss: boolean }): void 
     );
     process.stdout.write(`${line.join("  ").trimEnd()}\n`);
   }
+}
+
+/** The summary rows of a ratio table: every case with a target, against the first case (the floor). */
+export function ratioRows(bench: string, cases: Case[]): SummaryRow[] {
+  const floor = median(cases[0]!.times);
+  return cases
+    .filter((c) => c.target !== undefined)
+    .map((c) => {
+      if (c.times.length === 0)
+        return {
+          bench,
+          name: c.name,
+          value: "failed",
+          floor: ms(floor),
+          target: `≤ ${c.target}×`,
+          pass: false,
+        };
+      const ratio = median(c.times) / floor;
+      return {
+        bench,
+        name: c.name,
+        value: ms(median(c.times)),
+        floor: ms(floor),
+        ratio,
+        target: `≤ ${c.target}×`,
+        pass: ratio <= c.target!,
+      };
+    });
 }
 
 /** Prints each failure, name and why, after the figures. */

@@ -1,5 +1,5 @@
 /**
- * `ion models` benchmark (SPEC §12: from a warm cache ≤ 3× the start-up floor). Builds the floor — a
+ * `ion models` benchmark (SPEC §12: from a warm cache ≤ 2× the start-up floor). Builds the floor — a
  * compiled Bun hello-world (bench/floor/hello.ts) with ion's own flags — in this run, warms ion's model
  * cache once with `ion models --refresh` against the fake server (test/support/fake-llm.ts) serving
  * the fixture model lists and models.dev snapshot, stops the server (so a timed run that touched the
@@ -8,31 +8,35 @@
  *
  *   bun bench/models.ts [--bin dist/ion] [--rounds 40] [--warmup 4] [--rebuild]
  *
- * Without --bin it uses dist/ion, building it first when missing (or with --rebuild).
+ * Without --bin it uses dist/ion, building it first when missing (or with --rebuild). The fixtures
+ * come from `$ION_FIXTURES`, else the first `shared/fixtures` above the checkout.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type FakeLLM, FIXTURES, startFakeLLM } from "../test/support/fake-llm.ts";
+import { type FakeLLM, startFakeLLM } from "../test/support/fake-llm.ts";
 import {
   benchOptions,
   type Case,
+  fixturesDir,
   prepare,
   printFailures,
   printRatioTable,
+  ratioRows,
+  recordSummary,
   runOnce,
   sandboxEnv,
   timeCases,
 } from "./lib.ts";
 
-const TARGET = 3;
+const TARGET = 2;
 const FAKE_KEY = "sk-test-bench-models";
 
 const options = benchOptions({ rounds: 40, warmup: 4 });
 const { rounds, warmup } = options;
 
 /** Serves the provider list fixtures and the models.dev snapshot, as often as they are asked for. */
-function serveCatalog(server: FakeLLM): void {
+function serveCatalog(server: FakeLLM, fixtures: string): void {
   const routes: [string, string][] = [
     ["/models-dev/api.json", "models-dev-snapshot.json"],
     ["/openai/v1/models", "models/openai-v1-models.json"],
@@ -40,13 +44,13 @@ function serveCatalog(server: FakeLLM): void {
     ["/api/tags", "models/ollama-api-tags.json"],
   ];
   for (const [suffix, file] of routes) {
-    const body = readFileSync(join(FIXTURES, file), "utf8");
+    const body = readFileSync(join(fixtures, file), "utf8");
     for (let i = 0; i < 8; i++)
       server.enqueue({ pathSuffix: suffix, headers: { "content-type": "application/json" }, body });
   }
 }
 
-async function main(floor: string, ion: string): Promise<void> {
+async function main(floor: string, ion: string, fixtures: string): Promise<void> {
   const sandbox = mkdtempSync(join(tmpdir(), "ion-bench-models-"));
   const server = await startFakeLLM();
   const env: Record<string, string> = {
@@ -79,7 +83,7 @@ async function main(floor: string, ion: string): Promise<void> {
   const failures = new Map<string, string>();
   let warmed = "";
   try {
-    serveCatalog(server);
+    serveCatalog(server, fixtures);
     const warm = await runOnce([ion, "models", "--refresh"], env, sandbox);
     warmed = `${warm.stdout.trimEnd().split("\n").length - 1} models listed, ${server.requests.length} requests`;
     if (warm.code !== 0)
@@ -102,8 +106,12 @@ async function main(floor: string, ion: string): Promise<void> {
   );
   printRatioTable(cases, { rss: false });
   printFailures(failures);
+  recordSummary(ratioRows("models", cases));
 }
 
+const fixtures = fixturesDir();
 const prepared = await prepare("hello", options);
-if (typeof prepared === "string") process.stdout.write(`models bench: ${prepared}\n`);
-else await main(prepared.floor, prepared.ion);
+if (fixtures === undefined)
+  process.stdout.write("models bench: no shared/fixtures found above the checkout; set ION_FIXTURES\n");
+else if (typeof prepared === "string") process.stdout.write(`models bench: ${prepared}\n`);
+else await main(prepared.floor, prepared.ion, fixtures);

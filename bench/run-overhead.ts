@@ -1,16 +1,24 @@
 /**
  * One-shot benchmark (SPEC §12): `ion run "hi"` end to end against a local fake OpenAI-wire server,
  * against the floor — a dependency-free compiled client doing one streaming `fetch` and SSE read
- * (bench/floor/oneshot.ts, built with ion's own flags in this run). Runs alternate; prints medians,
- * p90, the ratio (target ≤ 1.5×) and ion's peak RSS (target ≤ 80 MB). Reports only: exit status 0.
+ * (bench/floor/oneshot.ts, built with ion's own flags in this run). Cases, interleaved round by round:
+ *
+ *   - `ion run "hi"` with its session saved (target ≤ 2×, peak RSS ≤ 50 MB)
+ *   - `ion run --no-session "hi"` (target ≤ 1.8×)
+ *   - `ion run "hi"` with 1 000 and with 10 000 sessions already saved in its data dir (no growth:
+ *     within 10 % of the empty data dir's median, and ≤ 2×)
+ *
+ * Prints medians, p90 and the ratios. Reports only: exit status 0.
  *
  *   bun bench/run-overhead.ts [--bin dist/ion] [--rounds 30] [--warmup 3] [--rebuild]
  *
  * Without --bin it uses dist/ion, building it first when missing (or with --rebuild).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { nativeCodec } from "../src/history/codec.ts";
+import { linesRecord } from "../src/history/writer.ts";
 import { startFakeLLM } from "../test/support/fake-llm.ts";
 import {
   benchOptions,
@@ -18,19 +26,23 @@ import {
   hasGnuTime,
   interleaved,
   median,
+  ms,
   p90,
   prepare,
   printFailures,
+  recordSummary,
   runOnce,
   type Sample,
+  type SummaryRow,
   underGnuTime,
   verdict,
 } from "./lib.ts";
 
 const REPLY = "Hello!";
 const MODEL = "openai/gpt-4o-mini";
-const RATIO_TARGET = 1.5;
-const RSS_TARGET_MB = 80;
+const RSS_TARGET_MB = 50;
+/** A data dir with this many more sessions may be at most this much slower (median against median). */
+const GROWTH_TARGET = 0.1;
 
 const options = benchOptions({ rounds: 30, warmup: 3 });
 const { rounds, warmup } = options;
@@ -75,6 +87,68 @@ function describe(sample: Sample): string {
   return `exit ${sample.code}; stdout ${clip(sample.stdout)}; stderr ${clip(sample.stderr)}`;
 }
 
+/**
+ * `count` saved sessions in `<dataDir>/sessions`, as ion writes them (header, a prompt, an answer, a
+ * run end; one record each), all recent so that retention keeps them, in another project's directory.
+ */
+function seedSessions(dataDir: string, count: number): void {
+  const dir = join(dataDir, "sessions");
+  mkdirSync(dir, { recursive: true });
+  const usage = {
+    input_tokens: 12,
+    output_tokens: 3,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  };
+  for (let i = 0; i < count; i++) {
+    const id = Bun.randomUUIDv7();
+    const at = new Date().toISOString();
+    const header = {
+      type: "session",
+      version: 1,
+      id,
+      created_at: at,
+      cwd: "/elsewhere/project",
+      provider: "openai",
+      model: "gpt-4o-mini",
+      title: `earlier session ${i}`,
+    };
+    const user = { role: "user", content: [{ type: "text", text: `question ${i}` }] };
+    const answer = { role: "assistant", content: [{ type: "text", text: `answer ${i}` }] };
+    const entries = [
+      { type: "message", n: 0, at, message: user },
+      { type: "message", n: 1, at, message: answer, stop_reason: "end_turn", usage },
+      {
+        type: "run_end",
+        n: 2,
+        at,
+        subtype: "success",
+        num_turns: 1,
+        usage,
+        total_cost_usd: null,
+        errors: [],
+      },
+    ];
+    const records = [
+      linesRecord(nativeCodec, [header]),
+      ...entries.map((e) => linesRecord(nativeCodec, [e])),
+    ];
+    writeFileSync(join(dir, `${id}.jsonl.zst`), Buffer.concat(records));
+  }
+}
+
+interface RunCase {
+  name: string;
+  argv: string[];
+  env: Record<string, string>;
+  samples: Sample[];
+  failed: string;
+  /** Target ratio to the floor; undefined for the floor. */
+  target?: number;
+  /** Sessions seeded in its data dir. */
+  seeded?: number;
+}
+
 async function main(): Promise<void> {
   const prepared = await prepare("oneshot", options);
   if (typeof prepared === "string") {
@@ -91,30 +165,48 @@ async function main(): Promise<void> {
     NO_COLOR: "1",
   };
   const floorEnv = { ...base, URL: server.url, OPENAI_API_KEY: "sk-test-fake" };
-  const ionEnv = {
+  /** ion's environment with its own data dir (config dir empty: only built-in defaults). */
+  const ionEnv = (data: string) => ({
     ...base,
     OPENAI_BASE_URL: `${server.url}/v1`,
     OPENAI_API_KEY: "sk-test-fake",
-    ION_CONFIG_DIR: join(sandbox, "config"), // empty: only built-in defaults
-    ION_DATA_DIR: join(sandbox, "data"),
+    ION_CONFIG_DIR: join(sandbox, "config"),
+    ION_DATA_DIR: join(sandbox, data),
     XDG_CACHE_HOME: join(sandbox, "cache"),
-  };
-  for (const dir of ["home", "config", "data", "work"]) mkdirSync(join(sandbox, dir), { recursive: true });
+  });
+  for (const dir of ["home", "config", "work"]) mkdirSync(join(sandbox, dir), { recursive: true });
   const cwd = join(sandbox, "work");
+  const run = (...flags: string[]) => [ion, "run", "-m", MODEL, ...flags, "hi"];
 
-  const cases = [
-    { name: "floor (fetch + SSE)", argv: [floor, "hi"], env: floorEnv, samples: [] as Sample[], failed: "" },
+  const cases: RunCase[] = [
+    { name: "floor (fetch + SSE)", argv: [floor, "hi"], env: floorEnv, samples: [], failed: "" },
+    { name: `ion run "hi"`, argv: run(), env: ionEnv("data"), target: 2, samples: [], failed: "" },
     {
-      name: `ion run "hi"`,
-      argv: [ion, "run", "-m", MODEL, "hi"],
-      env: ionEnv,
-      samples: [] as Sample[],
+      name: `ion run --no-session "hi"`,
+      argv: run("--no-session"),
+      env: ionEnv("data-none"),
+      target: 1.8,
+      samples: [],
       failed: "",
     },
   ];
+  for (const seeded of [1_000, 10_000]) {
+    const data = `data-${seeded}`;
+    seedSessions(join(sandbox, data), seeded);
+    cases.push({
+      name: `ion run "hi", ${seeded.toLocaleString("en")} saved`,
+      argv: run(),
+      env: ionEnv(data),
+      target: 2,
+      seeded,
+      samples: [],
+      failed: "",
+    });
+  }
 
   const rss: number[] = [];
   let rssHow = "";
+  const saved = cases[1]!;
   try {
     for (const { item: c, counted } of interleaved(cases, rounds, warmup)) {
       if (c.failed) continue;
@@ -130,10 +222,10 @@ async function main(): Promise<void> {
       }
       if (counted) c.samples.push(sample);
     }
-    if (!cases[1]!.failed) {
+    if (!saved.failed) {
       for (let i = 0; i < 5; i++) {
         server.enqueueReply("openai", { text: REPLY });
-        const { bytes, how } = await peakRSS(cases[1]!.argv, ionEnv, cwd);
+        const { bytes, how } = await peakRSS(saved.argv, saved.env, cwd);
         rss.push(bytes);
         rssHow = how;
       }
@@ -142,32 +234,77 @@ async function main(): Promise<void> {
     rmSync(sandbox, { recursive: true, force: true });
   }
 
-  const [floorCase, ionCase] = cases as [(typeof cases)[0], (typeof cases)[0]];
-  const med = (c: typeof floorCase) => median(c.samples.map((s) => s.ms));
-  const p90Of = (c: typeof floorCase) => p90(c.samples.map((s) => s.ms));
-  process.stdout.write(`one-shot: ${rounds} alternating rounds (+${warmup} warm-up), ${ion}\n\n`);
+  const med = (c: RunCase) => median(c.samples.map((s) => s.ms));
+  const floorCase = cases[0]!;
+  const floorMs = med(floorCase);
+  const rows: SummaryRow[] = [];
+  process.stdout.write(`one-shot: ${rounds} interleaved rounds (+${warmup} warm-up), ${ion}\n\n`);
+  const width = Math.max(...cases.map((c) => c.name.length));
   for (const c of cases) {
-    if (c.samples.length === 0) process.stdout.write(`${c.name.padEnd(20)}  no successful runs\n`);
-    else
-      process.stdout.write(
-        `${c.name.padEnd(20)}  median ${med(c).toFixed(1)} ms  p90 ${p90Of(c).toFixed(1)} ms\n`,
-      );
-  }
-  if (floorCase.samples.length && ionCase.samples.length) {
-    const ratio = med(ionCase) / med(floorCase);
-    process.stdout.write(
-      `\nion / floor          ${ratio.toFixed(2)}×  (target ≤ ${RATIO_TARGET}×)  ${verdict(ratio <= RATIO_TARGET)}\n`,
-    );
-    const peak = Math.max(0, ...rss);
-    if (peak > 0) {
-      const mb = peak / 2 ** 20;
-      const line = `${mb.toFixed(1)} MB  (target ≤ ${RSS_TARGET_MB} MB)  ${verdict(mb <= RSS_TARGET_MB)}  max of ${rss.length} runs, ${rssHow}`;
-      process.stdout.write(`ion peak RSS         ${line}\n`);
-    } else {
-      process.stdout.write("ion peak RSS         n/a (neither GNU time nor /proc here)\n");
+    if (c.samples.length === 0) {
+      process.stdout.write(`${c.name.padEnd(width)}  no successful runs\n`);
+      if (c.target)
+        rows.push({
+          bench: "one-shot",
+          name: c.name,
+          value: "failed",
+          floor: ms(floorMs),
+          target: `≤ ${c.target}×`,
+          pass: false,
+        });
+      continue;
+    }
+    const ratio = med(c) / floorMs;
+    const figures = `median ${ms(med(c)).padStart(8)}  p90 ${ms(p90(c.samples.map((s) => s.ms))).padStart(8)}`;
+    const verdictText = c.target
+      ? `  ${ratio.toFixed(2)}×  (target ≤ ${c.target}×)  ${verdict(ratio <= c.target)}`
+      : "";
+    process.stdout.write(`${c.name.padEnd(width)}  ${figures}${verdictText}\n`);
+    if (c.target === undefined) continue;
+    rows.push({
+      bench: "one-shot",
+      name: c.name,
+      value: ms(med(c)),
+      floor: ms(floorMs),
+      ratio,
+      target: `≤ ${c.target}×`,
+      pass: ratio <= c.target,
+    });
+    if (c.seeded !== undefined && saved.samples.length > 0) {
+      const growth = med(c) / med(saved) - 1;
+      const pass = growth <= GROWTH_TARGET;
+      const line = `${(growth * 100).toFixed(1)}% vs no saved sessions (target ≤ ${GROWTH_TARGET * 100}%)  ${verdict(pass)}`;
+      process.stdout.write(`${"".padEnd(width)}  growth ${line}\n`);
+      rows.push({
+        bench: "one-shot",
+        name: `  growth, ${c.seeded.toLocaleString("en")} saved`,
+        value: `${(growth * 100).toFixed(1)}%`,
+        floor: "",
+        target: `≤ ${GROWTH_TARGET * 100}%`,
+        pass,
+      });
     }
   }
+  const peak = Math.max(0, ...rss);
+  if (peak > 0) {
+    const mb = peak / 2 ** 20;
+    const pass = mb <= RSS_TARGET_MB;
+    process.stdout.write(
+      `\nion run peak RSS  ${mb.toFixed(1)} MB  (target ≤ ${RSS_TARGET_MB} MB)  ${verdict(pass)}  max of ${rss.length} runs, ${rssHow}\n`,
+    );
+    rows.push({
+      bench: "one-shot",
+      name: `ion run "hi" peak RSS`,
+      value: `${mb.toFixed(1)} MB`,
+      floor: "",
+      target: `≤ ${RSS_TARGET_MB} MB`,
+      pass,
+    });
+  } else if (!saved.failed) {
+    process.stdout.write("\nion run peak RSS  n/a (neither GNU time nor /proc here)\n");
+  }
   printFailures(cases.filter((c) => c.failed).map((c): [string, string] => [c.name, c.failed]));
+  recordSummary(rows);
 }
 
 await main();
