@@ -40,16 +40,23 @@ export function checkChoice(choice: SessionChoice): void {
   }
 }
 
-/** Moves sessions past `history.retention_days` to the trash, saying which (never silently). */
+/**
+ * Moves sessions past `history.retention_days` to the trash, saying which (never silently). At most
+ * once a day: otherwise one stat, whatever the number of saved sessions.
+ */
 export async function expireSessions(
   store: SessionStore,
   dataDir: string,
   days: number,
   notice: (line: string) => void,
+  now = new Date(),
 ): Promise<void> {
   if (days <= 0) return;
-  const { applyRetention } = await import("../history/retention.ts");
-  const { moved } = await applyRetention({ store, dataDir, days, now: new Date() });
+  const { applyRetention, markRetentionChecked, retentionDue } = await import("../history/retention.ts");
+  if (!retentionDue(dataDir, now)) return;
+  const { moved } = await applyRetention({ store, dataDir, days, now });
+  // Recorded after the pass, so a pass cut short is made again by the next run.
+  markRetentionChecked(dataDir, now);
   if (moved.length === 0) return;
   const list = moved.map((s) => `${s.id} (${s.title})`).join(", ");
   notice(`moved ${moved.length} session(s) not used for ${days} days to the trash: ${list}`);

@@ -1,3 +1,4 @@
+import { mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, rename, stat, unlink, utimes } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { IonError } from "../errors.ts";
@@ -12,10 +13,19 @@ import { entryTotals } from "./view.ts";
  * another `days` days is deleted. Nothing is ever unlinked in one step, so the caller can list what
  * moved (spec §8: never silently) and the user has `days` more days to take a file back out of the
  * trash. A session another ion process holds open (its lock is live) is kept, with a warning.
+ *
+ * A pass stats every saved session, so a run does not make one each time: `retentionDue` says whether
+ * a day has passed since the last (the mtime of `<dataDir>/retention-checked`, which
+ * `markRetentionChecked` sets), which keeps a run's cost independent of how many sessions are saved.
  */
 export const DEFAULT_RETENTION_DAYS = 30;
 
 const DAY_MS = 86_400_000;
+
+/** The file whose mtime says when retention last ran, in the data dir. */
+export const RETENTION_STAMP = "retention-checked";
+/** How often a run makes a retention pass. */
+const CHECK_EVERY_MS = DAY_MS;
 
 /** The move time is part of a trashed file's name: `<id>.trashed-<epoch ms>.jsonl.zst`. */
 const TRASHED = /\.trashed-(\d+)(?:\.|$)/;
@@ -65,6 +75,34 @@ export function describeRetention(result: RetentionResult, days: number, dataDir
     lines.push(`deleted ${sessions(result.purged.length)} from the trash: ${result.purged.join(", ")}`);
   for (const warning of result.warnings) lines.push(`warning: ${warning}`);
   return lines;
+}
+
+/**
+ * Whether a retention pass is due: none has been recorded in `dataDir`, the last was a day or more
+ * before `now`, or it is dated in the future (the clock was set back). One stat.
+ */
+export function retentionDue(dataDir: string, now: Date): boolean {
+  let checked: number;
+  try {
+    checked = statSync(join(dataDir, RETENTION_STAMP)).mtimeMs;
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return true;
+    throw asIoError(err, `cannot read ${join(dataDir, RETENTION_STAMP)}`);
+  }
+  const elapsed = now.getTime() - checked;
+  return elapsed >= CHECK_EVERY_MS || elapsed < -CHECK_EVERY_MS;
+}
+
+/** Records a retention pass at `now` (see `retentionDue`), creating the data dir if need be. */
+export function markRetentionChecked(dataDir: string, now: Date): void {
+  const stamp = join(dataDir, RETENTION_STAMP);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    writeFileSync(stamp, "");
+    utimesSync(stamp, now, now);
+  } catch (err) {
+    throw asIoError(err, `cannot write ${stamp}`);
+  }
 }
 
 export async function applyRetention(options: RetentionOptions): Promise<RetentionResult> {

@@ -11,11 +11,15 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expireSessions } from "../../src/agent/session-file.ts";
 import {
   applyRetention,
   DEFAULT_RETENTION_DAYS,
   describeRetention,
+  markRetentionChecked,
+  RETENTION_STAMP,
   retentionDays,
+  retentionDue,
   trashDir,
   trashedName,
 } from "../../src/history/retention.ts";
@@ -161,6 +165,57 @@ describe("applyRetention", () => {
   test("days must be a whole number ≥ 0", async () => {
     await expect(applyRetention({ store, dataDir: data, days: -1, now: NOW })).rejects.toThrow(RangeError);
     await expect(applyRetention({ store, dataDir: data, days: 1.5, now: NOW })).rejects.toThrow(RangeError);
+  });
+});
+
+describe("once a day", () => {
+  test("retentionDue: no pass recorded, a day or more since the last, or one dated in the future", () => {
+    expect(retentionDue(data, NOW)).toBe(true);
+    expect(retentionDue(join(data, "not-made-yet"), NOW)).toBe(true);
+    markRetentionChecked(data, NOW);
+    expect(statSync(join(data, RETENTION_STAMP)).mtimeMs).toBe(NOW.getTime());
+    expect(retentionDue(data, NOW)).toBe(false);
+    expect(retentionDue(data, new Date(NOW.getTime() + DAY - 1))).toBe(false);
+    expect(retentionDue(data, later(1))).toBe(true);
+    // The clock was set back by more than a day: the stamp cannot be trusted.
+    expect(retentionDue(data, new Date(NOW.getTime() - 2 * DAY))).toBe(true);
+  });
+
+  test("markRetentionChecked makes the data dir when there is none yet", () => {
+    const fresh = join(data, "new-data-dir");
+    markRetentionChecked(fresh, NOW);
+    expect(retentionDue(fresh, NOW)).toBe(false);
+  });
+
+  test("expireSessions makes a pass at most once a day, and names what it moved", async () => {
+    const notices: string[] = [];
+    const notice = (line: string) => notices.push(line);
+    const first = await session("first old one", 40);
+    await expireSessions(store, data, 30, notice, NOW);
+    expect(notices).toEqual([
+      `moved 1 session(s) not used for 30 days to the trash: ${first.id} (first old one)`,
+    ]);
+    expect(existsSync(first.path)).toBe(false);
+
+    // Within the day: no pass, so a session that has meanwhile expired stays where it is.
+    const second = await session("second old one", 40);
+    await expireSessions(store, data, 30, notice, new Date(NOW.getTime() + DAY / 2));
+    expect(notices).toHaveLength(1);
+    expect(existsSync(second.path)).toBe(true);
+
+    // A day later the next run makes a pass again, and says so.
+    await expireSessions(store, data, 30, notice, later(1));
+    expect(notices[1]).toBe(
+      `moved 1 session(s) not used for 30 days to the trash: ${second.id} (second old one)`,
+    );
+    expect(existsSync(second.path)).toBe(false);
+  });
+
+  test("retention 0 never makes a pass, nor records one", async () => {
+    const ancient = await session("ancient", 400);
+    await expireSessions(store, data, 0, () => {}, NOW);
+    expect(existsSync(ancient.path)).toBe(true);
+    expect(existsSync(join(data, RETENTION_STAMP))).toBe(false);
   });
 });
 
