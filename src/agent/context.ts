@@ -2,6 +2,7 @@ import systemTemplate from "../../templates/system.eta" with { type: "text" };
 import { type PromptTemplate, renderTemplate } from "../context/template.ts";
 import type { SkillsIndex } from "../skills/index-prompt.ts";
 import { gitBranch } from "../util/git.ts";
+import { localDay } from "../util/local-day.ts";
 
 /**
  * The system prompt as a pure function of its input (SPEC §9): the same input gives the same bytes,
@@ -48,12 +49,6 @@ export function renderSystemPrompt(input: SystemPromptInput, template = BUILTIN_
   return renderTemplate(template, data).trim();
 }
 
-/** `YYYY-MM-DD` in local time: the user's today, and it changes once a day, not every request. */
-function localDay(now: Date): string {
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
-}
-
 export function environmentFacts(
   cwd: string,
   env: Record<string, string | undefined> = process.env,
@@ -62,6 +57,7 @@ export function environmentFacts(
   return {
     cwd,
     gitBranch: gitBranch(cwd),
+    // `YYYY-MM-DD` in local time: the user's today, and it changes once a day, not every request.
     date: localDay(now),
     os: `${process.platform} ${process.arch}`,
     shell: env.SHELL ?? (process.platform === "win32" ? "cmd.exe" : "sh"),
