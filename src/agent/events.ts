@@ -77,6 +77,8 @@ export type AgentEvent =
       permission_mode: string;
       /** Slash commands the front end understands (none in `ion run`). */
       slash_commands: string[];
+      /** Mode ask, but file edits run without asking (Claude Code's acceptEdits). */
+      accept_edits?: boolean;
       /** Where the provider key came from, never the key: an env var's name, "keys.json", "config" or "none". */
       key_source: string;
       /** Tokens the model can take, when known (for the status line; not part of stream-json's init). */

@@ -45,6 +45,8 @@ export interface AgentInput {
   skills?: string[];
   /** Slash commands of the front end (stream-json's `init.slash_commands`). */
   slashCommands?: string[];
+  /** Mode ask with file edits allowed (Claude Code's acceptEdits), for `init`. */
+  acceptEdits?: boolean;
   /**
    * The model's context window in tokens (config `context_window` › the provider's default). Undefined
    * means unknown: no automatic compaction, only after a context_overflow error.
@@ -307,6 +309,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     skills: input.skills ?? [],
     permission_mode: input.permissionMode,
     slash_commands: input.slashCommands ?? [],
+    ...(input.acceptEdits ? { accept_edits: true } : {}),
     key_source: input.provider.keySource.replace(/^env /, ""),
     context_window: input.contextWindow ?? null,
   };

@@ -36,10 +36,15 @@ export type AuthorizeFn = (call: ToolCallRequest) => Promise<Authorization>;
  * approver decides (no approver: denied at once, so a headless run never waits). `mode` is read per
  * call because a chat can change it between turns.
  */
-export function createAuthorizer(mode: () => PermissionMode, approve?: ApproveFn): AuthorizeFn {
+export function createAuthorizer(
+  mode: () => PermissionMode,
+  approve?: ApproveFn,
+  preapproved?: (call: ToolCallRequest) => boolean,
+): AuthorizeFn {
   return async (call) => {
     const current = mode();
     if (call.readOnly || current === "auto") return { allow: true };
+    if (current === "ask" && preapproved?.(call)) return { allow: true };
     if (current === "ask" && approve) {
       const answer = await approve({ id: call.id, name: call.name, input: call.input });
       if (answer === "allow") return { allow: true };
@@ -54,4 +59,29 @@ export function createAuthorizer(mode: () => PermissionMode, approve?: ApproveFn
       reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
     };
   };
+}
+
+/** The file tools Claude Code's `acceptEdits` mode lets through without asking. */
+export const EDIT_TOOLS: readonly string[] = ["edit_file", "write_file"];
+
+/**
+ * Claude Code's `--permission-mode` values in ion's terms: plan → read, default → ask,
+ * bypassPermissions → auto, acceptEdits → ask with file edits allowed. ion's own names are accepted too.
+ */
+export function fromClaudeMode(value: string): { mode: PermissionMode; acceptEdits: boolean } | undefined {
+  switch (value) {
+    case "read":
+    case "plan":
+      return { mode: "read", acceptEdits: false };
+    case "ask":
+    case "default":
+      return { mode: "ask", acceptEdits: false };
+    case "auto":
+    case "bypassPermissions":
+      return { mode: "auto", acceptEdits: false };
+    case "acceptEdits":
+      return { mode: "ask", acceptEdits: true };
+    default:
+      return undefined;
+  }
 }

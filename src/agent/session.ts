@@ -14,7 +14,13 @@ import { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult } from "./events.ts";
 import { type AgentDeps, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
 import { type ModelFacts, modelFacts } from "./model-facts.ts";
-import { createAuthorizer, offeredTools, type PermissionMode, permissionMode } from "./permissions.ts";
+import {
+  createAuthorizer,
+  EDIT_TOOLS,
+  offeredTools,
+  type PermissionMode,
+  permissionMode,
+} from "./permissions.ts";
 import {
   checkChoice,
   chooseSession,
@@ -62,6 +68,12 @@ export interface SessionOptions {
   skipBusyLatest?: boolean;
   /** `--skill NAME`: a skill whose instructions go into the system prompt from the first turn. */
   skill?: string | undefined;
+  /** `--permission-mode`: overrides -y and the configured mode. */
+  mode?: PermissionMode | undefined;
+  /** Claude Code's acceptEdits: in mode ask, file edits run without asking. */
+  acceptEdits?: boolean;
+  /** `--append-system-prompt`: text after the preamble. */
+  appendSystem?: string | undefined;
 }
 
 /** What a session has spent in this process, for `/cost` and the status line. */
@@ -132,8 +144,11 @@ export class AgentSession {
     this.conversation = new Conversation(opened?.writer, opened?.view);
     this.fileModel = opened?.lastModel;
     this.thinking = resolveThinking(loaded.config, options.thinking);
-    this.mode = permissionMode(options.yes, loaded.config.permissions?.mode);
-    this.preamble = options.system ?? loaded.config.preamble;
+    this.mode = options.mode ?? permissionMode(options.yes, loaded.config.permissions?.mode);
+    const preamble = options.system ?? loaded.config.preamble;
+    this.preamble = options.appendSystem
+      ? [preamble, options.appendSystem].filter(Boolean).join("\n\n")
+      : preamble;
     this.builtins = parts.builtins;
     this.skills = parts.skills;
     this.prompts = parts.prompts;
@@ -332,6 +347,7 @@ export class AgentSession {
         maxTurns: this.options.maxTurns,
         signal: AbortSignal.any([signal, stop.signal]),
         skills: this.tools().some((t) => t.spec.name === "skill") ? this.availableSkills() : [],
+        acceptEdits: this.options.acceptEdits === true && this.mode === "ask",
       },
       this.deps(),
     );
@@ -466,7 +482,11 @@ export class AgentSession {
   private deps(): AgentDeps {
     return {
       stream: streamProvider,
-      authorize: createAuthorizer(() => this.mode, this.options.approve),
+      authorize: createAuthorizer(
+        () => this.mode,
+        this.options.approve,
+        (call) => this.options.acceptEdits === true && EDIT_TOOLS.includes(call.name),
+      ),
       ...(this.options.log ? { log: this.options.log } : {}),
     };
   }

@@ -8,7 +8,7 @@ import type { ApproveFn } from "../tools/types.ts";
 import { checkFlags, parseChoice } from "./_shared.ts";
 import { chatArgs } from "./chat.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
-import { workspaceRoot } from "./run-exec.ts";
+import { workspaceRoot } from "./run-support.ts";
 
 /** `ion chat` / `ion`: flags, the terminal, then the chat loop on one agent session. */
 export async function executeChat(rawArgs: string[]): Promise<void> {

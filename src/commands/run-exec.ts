@@ -1,92 +1,41 @@
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import { parseArgs } from "citty";
-import { type AgentEvent, buildResult, type RunResult } from "../agent/events.ts";
+import type { RunResult } from "../agent/events.ts";
 import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
-import { emptyUsage, THINKING_LEVELS } from "../providers/types.ts";
-import { OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
+import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
+import { jsonLine, OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
 import { checkFlags, parseChoice, parsePositiveInt } from "./_shared.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { runArgs } from "./run.ts";
+import {
+  breakdownLines,
+  cancelOnSignals,
+  exitFor,
+  permissionFlags,
+  requestedFormat,
+  setupFailure,
+  workspaceRoot,
+} from "./run-support.ts";
 
 const DEFAULT_MAX_TURNS = 50;
 
-export function workspaceRoot(flag: string | undefined): string {
-  if (!flag) return process.cwd();
-  const dir = resolve(flag);
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch {
-    isDir = false; // a missing path is reported just below
-  }
-  if (!isDir) throw new IonError("usage", `--cwd ${flag}: not a directory`);
-  return dir;
-}
-
-/** Until a run has begun, failures still owe a json/stream-json consumer its one result object. */
-function setupFailure(err: unknown, sessionId: string): RunResult {
-  const message = err instanceof Error ? err.message : String(err);
-  return buildResult({
-    subtype: "error_during_execution",
-    result: "",
-    session_id: sessionId,
-    provider: "",
-    model: "",
-    num_turns: 0,
-    duration_ms: 0,
-    duration_api_ms: 0,
-    usage: emptyUsage(),
-    total_cost_usd: null,
-    permission_denials: [],
-    errors: [message],
-    stop_reason: null,
-    modelUsage: {},
-  });
-}
-
-function exitFor(result: RunResult): void {
-  const line = result.errors.join("; ");
-  switch (result.subtype) {
-    case "success":
-      return;
-    case "error_interrupted":
-      throw new IonError("interrupted", "interrupted");
-    case "error_max_turns":
-      throw new IonError("max_turns", line);
-    case "error_during_execution":
-      throw new IonError("provider", line || "the run failed");
-  }
-}
-
-/** SIGINT/SIGTERM cancel the run; the loop then ends with an interrupted result. */
-function cancelOnSignals(controller: AbortController): () => void {
-  const cancel = () => controller.abort();
-  process.on("SIGINT", cancel);
-  process.on("SIGTERM", cancel);
-  return () => {
-    process.off("SIGINT", cancel);
-    process.off("SIGTERM", cancel);
-  };
-}
-
-/** `-v`: what fills the window before the turn, one part a line. */
-function breakdownLines(breakdown: Awaited<ReturnType<AgentSession["contextBreakdown"]>>): string[] {
-  const pct = (share: number | null) => (share === null ? "" : ` (${(share * 100).toFixed(1)}%)`);
-  const window = breakdown.contextWindow ?? "unknown";
-  return [
-    `context: ${breakdown.total} tokens${pct(breakdown.share)} of ${window} before this prompt (estimates)`,
-    ...breakdown.rows.map((row) => `  ${row.label}: ${row.tokens}${pct(row.share)}`),
-  ];
-}
-
-/** `ion run`: one turn of an agent session, rendered in the chosen format. */
+/** `ion run`: one turn of an agent session (one per stdin line with --input-format stream-json). */
 export async function executeRun(rawArgs: string[]): Promise<void> {
-  const repeated = checkFlags("run", rawArgs, runArgs, ["file"]);
-  const args = parseArgs(rawArgs, runArgs);
-  const format = parseChoice<OutputFormat>("--output-format", String(args["output-format"]), OUTPUT_FORMATS);
   const newId = Bun.randomUUIDv7();
+  let repeated: Record<string, string[]>;
+  let args: ReturnType<typeof parseArgs<typeof runArgs>>;
+  let format: OutputFormat;
+  try {
+    repeated = checkFlags("run", rawArgs, runArgs, ["file"]);
+    args = parseArgs(rawArgs, runArgs);
+    format = parseChoice<OutputFormat>("--output-format", String(args["output-format"]), OUTPUT_FORMATS);
+  } catch (err) {
+    // The one result object is promised whatever happened: a usage error too, then exit 64.
+    const asked = requestedFormat(rawArgs);
+    if (asked === "json" || asked === "stream-json")
+      process.stdout.write(jsonLine({ ...setupFailure(err, newId), uuid: Bun.randomUUIDv7() }));
+    throw err;
+  }
   const { createRenderer } = await import("../ui/renderer.ts");
   const { colorEnabled } = await import("../ui/style.ts");
   const stdoutIsTTY = process.stdout.isTTY === true;
@@ -108,19 +57,31 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
   routeProcessWarnings(log);
 
   let session: AgentSession | undefined;
-  let events: AsyncIterable<AgentEvent>;
+  let turns: Iterable<UserBlock[]> | AsyncIterable<UserBlock[]>;
   const controller = new AbortController();
   const release = cancelOnSignals(controller);
+  const streamInput = args["input-format"] === "stream-json";
   // Ask only on a terminal: a headless run is denied at once and never waits on a prompt.
-  const prompt = stdinIsTTY
-    ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.())
-    : undefined;
+  const prompt =
+    stdinIsTTY && !streamInput
+      ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.())
+      : undefined;
   try {
+    const inputFormat = args["input-format"];
+    if (inputFormat !== undefined) parseChoice("--input-format", inputFormat, ["text", "stream-json"]);
+    if (streamInput && format !== "stream-json")
+      throw new IonError("usage", "--input-format stream-json needs -o stream-json");
+    if (streamInput && (args._.length > 0 || (repeated.file ?? []).length > 0))
+      throw new IonError(
+        "usage",
+        "with --input-format stream-json the messages come from stdin, not arguments",
+      );
     const cwd = workspaceRoot(args.cwd);
     const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
     const maxTurns = args["max-turns"]
       ? parsePositiveInt("--max-turns", args["max-turns"])
       : DEFAULT_MAX_TURNS;
+    const permissions = permissionFlags(args);
     const { AgentSession } = await import("../agent/session.ts");
     const { createApprover } = await import("../ui/approval.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
@@ -131,8 +92,11 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       model: args.model,
       thinking,
       system: args.system,
+      appendSystem: args["append-system-prompt"],
       skill: args.skill,
       yes: args.yes === true,
+      mode: permissions.mode,
+      acceptEdits: permissions.acceptEdits,
       noTools: args.tools === false,
       maxTurns,
       newId,
@@ -152,16 +116,21 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
         noSession: args.session === false,
       },
     });
-    const { buildUserContent } = await import("./run-input.ts");
-    const content = await buildUserContent({
-      prompt: args._.join(" "),
-      files: repeated.file ?? [],
-      cwd,
-      stdinIsTTY,
-      readStdin: () => Bun.stdin.text(),
-    });
+    if (streamInput) {
+      const { userMessages } = await import("./run-stream-input.ts");
+      turns = userMessages(process.stdin, (line) => process.stderr.write(`ion: ${line}\n`));
+    } else {
+      const { buildUserContent } = await import("./run-input.ts");
+      const content = await buildUserContent({
+        prompt: args._.join(" "),
+        files: repeated.file ?? [],
+        cwd,
+        stdinIsTTY,
+        readStdin: () => Bun.stdin.text(),
+      });
+      turns = [content];
+    }
     if (log) for (const line of breakdownLines(await session.contextBreakdown())) log(line);
-    events = session.turn(content, controller.signal);
   } catch (err) {
     prompt?.close();
     release();
@@ -173,9 +142,12 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
 
   let result: RunResult | undefined;
   try {
-    for await (const event of events) {
-      renderer.onEvent(event);
-      if (event.type === "result") result = event.result;
+    for await (const content of turns) {
+      if (controller.signal.aborted) break;
+      for await (const event of session.turn(content, controller.signal)) {
+        renderer.onEvent(event);
+        if (event.type === "result") result = event.result;
+      }
     }
   } catch (err) {
     // The user's message could not be saved: nothing was sent, and a json consumer still gets its result.
@@ -187,6 +159,9 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
     release();
     await session.close();
   }
-  if (!result) throw new IonError("internal", "the run ended without a result");
+  if (!result) {
+    if (streamInput) return; // no message on stdin: nothing to answer
+    throw new IonError("internal", "the run ended without a result");
+  }
   exitFor(result);
 }

@@ -9,11 +9,20 @@ export const runArgs = {
     description: "Model as provider/model, e.g. anthropic/claude-sonnet-4-5",
   },
   "output-format": { type: "string", alias: "o", description: "text | json | stream-json", default: "text" },
+  "input-format": {
+    type: "string",
+    description:
+      "text | stream-json (user messages as JSON lines on stdin, one turn each; needs -o stream-json)",
+  },
   quiet: { type: "boolean", alias: "q", description: "No progress on stderr" },
   yes: {
     type: "boolean",
-    alias: "y",
+    alias: ["y", "dangerously-skip-permissions"] as string[],
     description: "Run write and execute tools without asking (permission mode auto)",
+  },
+  "permission-mode": {
+    type: "string",
+    description: "read | ask | auto, or Claude Code's plan | default | acceptEdits | bypassPermissions",
   },
   tools: { type: "boolean", default: true, negativeDescription: "Send no tools to the model" },
   continue: { type: "boolean", alias: "c", description: "Continue the latest session of this directory" },
@@ -27,9 +36,18 @@ export const runArgs = {
   file: { type: "string", alias: "f", description: "Attach a file as context (repeatable)" },
   cwd: { type: "string", description: "Run in this directory (the workspace root)" },
   thinking: { type: "string", description: "Thinking level: off | low | medium | high" },
-  system: { type: "string", description: "Replace the configured preamble with this text" },
+  system: {
+    type: "string",
+    alias: "system-prompt",
+    description: "Replace the configured preamble with this text",
+  },
+  "append-system-prompt": { type: "string", description: "Add this text after the preamble" },
   skill: { type: "string", description: "Activate a skill: its instructions go into the system prompt" },
-  partial: { type: "boolean", description: "stream-json: also emit text and thinking deltas" },
+  partial: {
+    type: "boolean",
+    alias: "include-partial-messages",
+    description: "stream-json: also emit the raw stream events (text, thinking and tool-call deltas)",
+  },
   "max-turns": { type: "string", description: "Stop after this many model requests (default 50)" },
 } as const;
 

@@ -34,6 +34,27 @@ const ZERO_USAGE: Usage = {
   cache_creation_input_tokens: 0,
 };
 
+/**
+ * A Messages API usage object: ion's four counts, and null for what the Messages API reports and ion's
+ * wires do not (null is the API's own "not reported").
+ */
+function messageUsage(usage: Usage) {
+  return {
+    ...usage,
+    cache_creation: null,
+    fallback_credit: null,
+    inference_geo: null,
+    iterations: null,
+    output_tokens_details: null,
+    server_tool_use: null,
+    service_tier: null,
+    speed: null,
+  };
+}
+
+/** A Messages API message's fields for features ion does not use (containers, context management). */
+const NO_EXTRAS = { container: null, context_management: null, diagnostics: null, stop_details: null };
+
 /** `msg_` and 24 hex digits of a UUIDv7: ion's id for a model step (its wires do not all give one). */
 function messageId(): string {
   return `msg_${Bun.randomUUIDv7().replaceAll("-", "").slice(0, 24)}`;
@@ -66,7 +87,9 @@ class PartialStream {
       this.closeCurrent();
       this.current = kind;
       this.block(
-        kind === "text" ? { type: "text", text: "" } : { type: "thinking", thinking: "", signature: "" },
+        kind === "text"
+          ? { type: "text", text: "", citations: null }
+          : { type: "thinking", thinking: "", signature: "" },
       );
     }
     const delta = kind === "text" ? { type: "text_delta", text } : { type: "thinking_delta", thinking: text };
@@ -109,7 +132,18 @@ class PartialStream {
       });
     }
     for (const index of this.openBlocks.splice(0)) this.emit({ type: "content_block_stop", index });
-    this.emit({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage });
+    this.emit({
+      type: "message_delta",
+      context_management: null,
+      delta: { stop_reason: stop, stop_sequence: null, container: null, stop_details: null },
+      usage: {
+        ...usage,
+        fallback_credit: null,
+        iterations: null,
+        output_tokens_details: null,
+        server_tool_use: null,
+      },
+    });
     this.emit({ type: "message_stop" });
   }
 
@@ -136,7 +170,8 @@ class PartialStream {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: ZERO_USAGE,
+        usage: messageUsage(ZERO_USAGE),
+        ...NO_EXTRAS,
       },
     });
   }
@@ -178,14 +213,21 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
       case "init": {
         sessionId = event.session_id;
         model = event.model;
-        const { type: _type, context_window: _window, key_source: keySource, mcp_servers, ...init } = event;
+        const {
+          type: _type,
+          context_window: _window,
+          key_source: keySource,
+          accept_edits: acceptEdits,
+          mcp_servers,
+          ...init
+        } = event;
         write({
           type: "system",
           subtype: "init",
           schema_version: 2,
           ...init,
           mcp_servers: mcp_servers.map((server) => ({ name: server.name, status: server.status })),
-          permissionMode: CLAUDE_MODE[event.permission_mode] ?? "default",
+          permissionMode: acceptEdits ? "acceptEdits" : (CLAUDE_MODE[event.permission_mode] ?? "default"),
           apiKeySource: keySource,
           output_style: "default",
           plugins: [],
@@ -212,10 +254,13 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
             role: "assistant",
             model,
             // Thinking keeps its signature: a consumer replaying the conversation to Anthropic needs it.
-            content: event.message.content,
+            content: event.message.content.map((block) =>
+              block.type === "text" ? { ...block, citations: null } : block,
+            ),
             stop_reason: event.stop_reason,
             stop_sequence: null,
-            usage: event.usage,
+            usage: messageUsage(event.usage),
+            ...NO_EXTRAS,
           },
           ...top,
         });

@@ -20,7 +20,7 @@ function write(path: string, text: string): void {
 }
 
 type Body = { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[] };
-const system = (i: number) => (server.requests[i]?.body as Body).messages[0]!.content;
+const system = (i: number) => (server.requests[i]!.body as Body).messages[0]!.content;
 
 function repo(box: Sandbox): string {
   // A git repository with AGENTS.md at its root and CLAUDE.md (no AGENTS.md) in a subdirectory.

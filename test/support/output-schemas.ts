@@ -73,7 +73,7 @@ export const InitSchema = z.strictObject({
 });
 
 const assistantBlock = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("text"), text: z.string() }),
+  z.strictObject({ type: z.literal("text"), text: z.string(), citations: z.null() }),
   z.strictObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
   z.strictObject({
     type: z.literal("tool_use"),
@@ -84,6 +84,22 @@ const assistantBlock = z.discriminatedUnion("type", [
 ]);
 
 const top = { parent_tool_use_id: z.null() };
+const messageUsage = usage.extend({
+  cache_creation: z.null(),
+  fallback_credit: z.null(),
+  inference_geo: z.null(),
+  iterations: z.null(),
+  output_tokens_details: z.null(),
+  server_tool_use: z.null(),
+  service_tier: z.null(),
+  speed: z.null(),
+});
+const noExtras = {
+  container: z.null(),
+  context_management: z.null(),
+  diagnostics: z.null(),
+  stop_details: z.null(),
+};
 
 export const AssistantSchema = z.strictObject({
   type: z.literal("assistant"),
@@ -95,7 +111,8 @@ export const AssistantSchema = z.strictObject({
     content: z.array(assistantBlock),
     stop_reason: stopReason,
     stop_sequence: z.null(),
-    usage,
+    usage: messageUsage,
+    ...noExtras,
   }),
   ...top,
   ...line,
@@ -118,7 +135,6 @@ export const UserSchema = z.strictObject({
   ...line,
 });
 
-const zeroUsage = usage;
 const rawEvent = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("message_start"),
@@ -130,14 +146,15 @@ const rawEvent = z.discriminatedUnion("type", [
       content: z.array(z.never()),
       stop_reason: z.null(),
       stop_sequence: z.null(),
-      usage: zeroUsage,
+      usage: messageUsage,
+      ...noExtras,
     }),
   }),
   z.strictObject({
     type: z.literal("content_block_start"),
     index: z.number().int().nonnegative(),
     content_block: z.discriminatedUnion("type", [
-      z.strictObject({ type: z.literal("text"), text: z.literal("") }),
+      z.strictObject({ type: z.literal("text"), text: z.literal(""), citations: z.null() }),
       z.strictObject({ type: z.literal("thinking"), thinking: z.literal(""), signature: z.literal("") }),
       z.strictObject({
         type: z.literal("tool_use"),
@@ -159,8 +176,19 @@ const rawEvent = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("content_block_stop"), index: z.number().int().nonnegative() }),
   z.strictObject({
     type: z.literal("message_delta"),
-    delta: z.strictObject({ stop_reason: stopReason, stop_sequence: z.null() }),
-    usage,
+    context_management: z.null(),
+    delta: z.strictObject({
+      stop_reason: stopReason,
+      stop_sequence: z.null(),
+      container: z.null(),
+      stop_details: z.null(),
+    }),
+    usage: usage.extend({
+      fallback_credit: z.null(),
+      iterations: z.null(),
+      output_tokens_details: z.null(),
+      server_tool_use: z.null(),
+    }),
   }),
   z.strictObject({ type: z.literal("message_stop") }),
 ]);

@@ -202,12 +202,26 @@ describe("-o stream-json", () => {
         model: "claude-x",
         content: [
           { type: "thinking", thinking: "Let me look.", signature: "SECRET-SIGNATURE" },
-          { type: "text", text: "Checking" },
+          { type: "text", text: "Checking", citations: null },
           { type: "tool_use", id: "call-1", name: "bash", input: { command: "echo 2+2\nmore" } },
         ],
         stop_reason: "tool_use",
         stop_sequence: null,
-        usage: USAGE,
+        usage: {
+          ...USAGE,
+          cache_creation: null,
+          fallback_credit: null,
+          inference_geo: null,
+          iterations: null,
+          output_tokens_details: null,
+          server_tool_use: null,
+          service_tier: null,
+          speed: null,
+        },
+        container: null,
+        context_management: null,
+        diagnostics: null,
+        stop_details: null,
       },
     });
     expect(middle[1]).toEqual({

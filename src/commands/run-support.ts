@@ -1,0 +1,106 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { buildResult, type RunResult } from "../agent/events.ts";
+import { fromClaudeMode } from "../agent/permissions.ts";
+import type { AgentSession } from "../agent/session.ts";
+import { IonError } from "../errors.ts";
+import { emptyUsage } from "../providers/types.ts";
+
+/** What `ion run` needs besides the run itself: flag checks, the setup-failure result, the exit status. */
+
+export function workspaceRoot(flag: string | undefined): string {
+  if (!flag) return process.cwd();
+  const dir = resolve(flag);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    isDir = false; // a missing path is reported just below
+  }
+  if (!isDir) throw new IonError("usage", `--cwd ${flag}: not a directory`);
+  return dir;
+}
+
+/** Until a run has begun, failures still owe a json/stream-json consumer its one result object. */
+export function setupFailure(err: unknown, sessionId: string): RunResult {
+  const message = err instanceof Error ? err.message : String(err);
+  return buildResult({
+    subtype: "error_during_execution",
+    result: "",
+    session_id: sessionId,
+    provider: "",
+    model: "",
+    num_turns: 0,
+    duration_ms: 0,
+    duration_api_ms: 0,
+    usage: emptyUsage(),
+    total_cost_usd: null,
+    permission_denials: [],
+    errors: [message],
+    stop_reason: null,
+    modelUsage: {},
+  });
+}
+
+export function exitFor(result: RunResult): void {
+  const line = result.errors.join("; ");
+  switch (result.subtype) {
+    case "success":
+      return;
+    case "error_interrupted":
+      throw new IonError("interrupted", "interrupted");
+    case "error_max_turns":
+      throw new IonError("max_turns", line);
+    case "error_during_execution":
+      throw new IonError("provider", line || "the run failed");
+  }
+}
+
+/** SIGINT/SIGTERM cancel the run; the loop then ends with an interrupted result. */
+export function cancelOnSignals(controller: AbortController): () => void {
+  const cancel = () => controller.abort();
+  process.on("SIGINT", cancel);
+  process.on("SIGTERM", cancel);
+  return () => {
+    process.off("SIGINT", cancel);
+    process.off("SIGTERM", cancel);
+  };
+}
+
+/** `-v`: what fills the window before the turn, one part a line. */
+export function breakdownLines(breakdown: Awaited<ReturnType<AgentSession["contextBreakdown"]>>): string[] {
+  const pct = (share: number | null) => (share === null ? "" : ` (${(share * 100).toFixed(1)}%)`);
+  const window = breakdown.contextWindow ?? "unknown";
+  return [
+    `context: ${breakdown.total} tokens${pct(breakdown.share)} of ${window} before this prompt (estimates)`,
+    ...breakdown.rows.map((row) => `  ${row.label}: ${row.tokens}${pct(row.share)}`),
+  ];
+}
+
+/** The output format asked for, read leniently: a usage error must still know whether to print JSON. */
+export function requestedFormat(rawArgs: string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--") break;
+    if (arg === "-o" || arg === "--output-format") format = rawArgs[++i];
+    else if (arg.startsWith("--output-format=")) format = arg.slice("--output-format=".length);
+    else if (/^-o./.test(arg)) format = arg.slice(2);
+  }
+  return format;
+}
+
+/** Flags that conflict or need each other; throws usage errors. */
+export function permissionFlags(args: { yes?: boolean; "permission-mode"?: string }) {
+  const value = args["permission-mode"];
+  if (value === undefined) return { mode: undefined, acceptEdits: false };
+  const mapped = fromClaudeMode(value);
+  if (!mapped)
+    throw new IonError(
+      "usage",
+      `--permission-mode must be one of read, ask, auto, plan, default, acceptEdits, bypassPermissions, got "${value}"`,
+    );
+  if (args.yes === true && mapped.mode !== "auto")
+    throw new IonError("usage", `-y cannot be combined with --permission-mode ${value}`);
+  return mapped;
+}
