@@ -1,5 +1,4 @@
 import { isUtf8 } from "node:buffer";
-import { z } from "zod";
 import { type Codec, CodecCapacityError } from "./codec.ts";
 import {
   FrameError,
@@ -12,60 +11,31 @@ import {
   zstdFrameEnd,
 } from "./frames.ts";
 import { messageOf } from "./io.ts";
-import {
-  SESSION_VERSION,
-  type SessionEntry,
-  SessionEntrySchema,
-  type SessionHeader,
-  SessionHeaderSchema,
-} from "./schema.ts";
+import type { SessionEntry, SessionHeader } from "./schema.ts";
 import { NewerSessionFormatError } from "./session-errors.ts";
 
 /**
  * Decoding a session file: its records (see `frames.ts`) → decompressed lines → the header, migrated
  * to the current format → validated entries. Pure: reads no files and moves nothing; a damaged file
- * is reported as a CorruptReason for the store to act on.
+ * is reported as a CorruptReason for the store to act on. The schemas (validate.ts) are imported on
+ * first use, so that writing a new session never loads them.
  */
 
 /** Records are decompressed in batches of about this many compressed bytes, off the main thread when possible. */
 const BATCH_BYTES = 64 * 1024;
 
 /**
- * The header as this ion reads it. Each older format version gets a case that upgrades it by one
- * step and falls through to the next (e.g. `case 1: raw = v1ToV2(raw); // falls through`), ending at
- * the current version. A newer version than this ion knows is refused with a clear error (the file is
- * left alone); anything else invalid throws a ZodError (the caller treats the file as corrupt).
+ * A file at least this large (compressed) holds hundreds of entries: enough for compiling the entry
+ * schema (validate.ts `checkEntry`) to pay for itself.
  */
-export function migrateHeader(raw: unknown): SessionHeader {
-  const fields = typeof raw === "object" && raw !== null ? raw : undefined;
-  const version: unknown = fields ? Reflect.get(fields, "version") : undefined;
-  if (fields && typeof version === "number" && Number.isInteger(version) && version > SESSION_VERSION) {
-    const id: unknown = Reflect.get(fields, "id");
-    throw new NewerSessionFormatError(typeof id === "string" ? id : "file", version);
-  }
-  // Each older version upgrades one step and falls through to the next; when format 2 arrives:
-  //   case 1: current = headerV1ToV2(current); // falls through
-  //   case 2: break;
-  // (and entries of older files get the same treatment in decodeSession).
-  const current: unknown = raw;
-  switch (version) {
-    case 1:
-      break;
-    default:
-      break; // missing or invalid: the schema below says what is wrong
-  }
-  const header = SessionHeaderSchema.parse(current);
-  if (header.version !== SESSION_VERSION) {
-    throw new z.ZodError([
-      {
-        code: "custom",
-        path: ["version"],
-        message: `unknown session format version ${header.version}`,
-        input: header.version,
-      },
-    ]);
-  }
-  return { ...header, version: SESSION_VERSION };
+const COMPILE_FROM_BYTES = 64 * 1024;
+
+type Validators = typeof import("./validate.ts");
+let validators: Promise<Validators> | undefined;
+
+function validate(): Promise<Validators> {
+  validators ??= import("./validate.ts");
+  return validators;
 }
 
 export interface Decoded {
@@ -86,6 +56,8 @@ export class CorruptReason extends Error {}
  * main thread when the codec can — and each batch is parsed while the next ones decompress.
  */
 export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec): Promise<Decoded> {
+  const check = await validate();
+  const many = bytes.length >= COMPILE_FROM_BYTES;
   let scan: ReturnType<typeof scanRecords>;
   try {
     scan = scanRecords(bytes);
@@ -104,8 +76,8 @@ export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec)
   let carry = "";
   const take = (line: string) => {
     lineNumber++;
-    if (header === undefined) header = parseHeader(line);
-    else if (line.trim() !== "") entries.push(parseEntry(line, lineNumber, entries.length));
+    if (header === undefined) header = parseHeader(line, check);
+    else if (line.trim() !== "") entries.push(parseEntry(line, lineNumber, entries.length, check, many));
   };
   for (let i = 0; i < batches.length; i++) {
     const [start, end] = batches[i]!;
@@ -125,29 +97,24 @@ export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec)
   return { header, entries, tail: scan.tail, validEnd: scan.validEnd, records: scan.records, warnings };
 }
 
-let compiledEntrySchema: typeof SessionEntrySchema | undefined;
-
-/**
- * The entry schema, compiled by zod (`z.compile`: the same schema and errors, generated code on the
- * happy path — several times faster on a long session). Built on first use, not at import time.
- */
-function entrySchema(): typeof SessionEntrySchema {
-  compiledEntrySchema ??= z.compile(SessionEntrySchema);
-  return compiledEntrySchema;
-}
-
-function parseEntry(line: string, lineNumber: number, n: number): SessionEntry {
+function parseEntry(
+  line: string,
+  lineNumber: number,
+  n: number,
+  check: Validators,
+  many: boolean,
+): SessionEntry {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch {
     throw new CorruptReason(`entry ${n} (line ${lineNumber}) is not JSON`);
   }
-  const parsed = entrySchema().safeParse(raw);
-  if (!parsed.success) throw new CorruptReason(`entry ${n} (line ${lineNumber}): ${issueText(parsed.error)}`);
-  if (parsed.data.n !== n)
-    throw new CorruptReason(`entry on line ${lineNumber} has n=${parsed.data.n}, expected ${n}`);
-  return parsed.data;
+  const parsed = check.checkEntry(raw, many);
+  if ("invalid" in parsed) throw new CorruptReason(`entry ${n} (line ${lineNumber}): ${parsed.invalid}`);
+  if (parsed.entry.n !== n)
+    throw new CorruptReason(`entry on line ${lineNumber} has n=${parsed.entry.n}, expected ${n}`);
+  return parsed.entry;
 }
 
 /** Byte ranges to decompress: runs of ion's records of about BATCH_BYTES; a file with foreign frames in one piece. */
@@ -209,35 +176,35 @@ export function isUnreadable(err: unknown): boolean {
 }
 
 /** The "newer format" error when the file's header says so, else undefined (nothing readable: corrupt). */
-export function newerVersionError(bytes: Uint8Array, codec: Codec): NewerSessionFormatError | undefined {
+export async function newerVersionError(
+  bytes: Uint8Array,
+  codec: Codec,
+): Promise<NewerSessionFormatError | undefined> {
+  const check = await validate();
   try {
-    migrateHeader(rawHeader(bytes, codec));
+    check.checkHeader(rawHeader(bytes, codec));
   } catch (err) {
     if (err instanceof NewerSessionFormatError) return err;
-    if (err instanceof z.ZodError) return undefined;
     throw err;
   }
   return undefined;
 }
 
-function parseHeader(line: string): SessionHeader {
+function parseHeader(line: string, check: Validators): SessionHeader {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch {
     throw new CorruptReason("the header is not JSON");
   }
-  try {
-    return migrateHeader(raw);
-  } catch (err) {
-    if (err instanceof z.ZodError) throw new CorruptReason(`invalid header: ${issueText(err)}`);
-    throw err;
-  }
+  const checked = check.checkHeader(raw);
+  if ("invalid" in checked) throw new CorruptReason(`invalid header: ${checked.invalid}`);
+  return checked.header;
 }
 
 /** The header from the file's first record only (for filtering by cwd without decoding everything). */
-export function firstHeader(bytes: Uint8Array, codec: Codec): SessionHeader {
-  return parseHeader(firstLine(bytes, codec));
+export async function firstHeader(bytes: Uint8Array, codec: Codec): Promise<SessionHeader> {
+  return parseHeader(firstLine(bytes, codec), await validate());
 }
 
 function firstLine(bytes: Uint8Array, codec: Codec): string {
@@ -271,11 +238,4 @@ function firstFrame(bytes: Uint8Array): Uint8Array {
     return bytes.subarray(0, end);
   }
   throw new CorruptReason("not a zstd file (bad magic)");
-}
-
-export function issueText(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return "invalid";
-  const where = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-  return `${where}${issue.message}`;
 }

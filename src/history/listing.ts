@@ -94,7 +94,7 @@ async function summarize(
   }
   let decoded: Decoded;
   try {
-    if (options.cwd !== undefined && firstHeader(bytes, codec).cwd !== options.cwd) return undefined;
+    if (options.cwd !== undefined && (await firstHeader(bytes, codec)).cwd !== options.cwd) return undefined;
     decoded = await decodeSession(id, bytes, codec);
   } catch (err) {
     // An unreadable file is left for load/openForAppend to report and move aside; the list goes on.

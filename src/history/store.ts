@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { IonError } from "../errors.ts";
 import { type Codec, CodecCapacityError, defaultCodec } from "./codec.ts";
-import { CorruptReason, type Decoded, decodeSession, migrateHeader, newerVersionError } from "./decode.ts";
+import { CorruptReason, type Decoded, decodeSession, newerVersionError } from "./decode.ts";
 import type { TornTail } from "./frames.ts";
 import { asIoError, ensureDir, errnoOf, messageOf, readAll, syncDir, writeFileDurably } from "./io.ts";
 import { type ListOptions, latestSessionOf, listSessions, type SessionSummary } from "./listing.ts";
@@ -13,7 +13,6 @@ import { SESSION_VERSION, type SessionEntry, type SessionHeader } from "./schema
 import { CorruptSessionError } from "./session-errors.ts";
 import { FileSessionWriter, linesRecord, type SessionWriter } from "./writer.ts";
 
-export { migrateHeader } from "./decode.ts";
 export type { ListOptions, SessionSummary } from "./listing.ts";
 export { CorruptSessionError, NewerSessionFormatError, SessionInUseError } from "./session-errors.ts";
 export type { SessionWriter } from "./writer.ts";
@@ -83,7 +82,7 @@ export class SessionStore {
     const id = checkId(init.id ?? Bun.randomUUIDv7());
     const path = this.pathOf(id);
     const codec = await this.codec();
-    const header = migrateHeader({
+    const header: SessionHeader = {
       type: "session",
       version: SESSION_VERSION,
       id,
@@ -92,7 +91,7 @@ export class SessionStore {
       provider: init.provider,
       model: init.model,
       title: init.title,
-    });
+    };
     const record = linesRecord(codec, [header]);
     ensureDir(this.dir);
     const lock = await acquireLock(this.lockPathOf(id), id);
@@ -256,7 +255,7 @@ export class SessionStore {
       }
       if (!(err instanceof CorruptReason)) throw err;
       // A file of a newer format may look damaged to this ion: it is refused, never moved.
-      const newer = newerVersionError(bytes, codec);
+      const newer = await newerVersionError(bytes, codec);
       if (newer) throw newer;
       throw new CorruptSessionError(id, moveAside(path), err.message);
     }

@@ -1,11 +1,10 @@
 import { closeSync, fdatasyncSync, ftruncateSync } from "node:fs";
 import { IonError } from "../errors.ts";
 import { type Codec, compressFrames } from "./codec.ts";
-import { issueText } from "./decode.ts";
 import { encodeRecord } from "./frames.ts";
 import { asIoError, messageOf, writeAll } from "./io.ts";
 import type { SessionLock } from "./lock.ts";
-import { type NewEntry, type SessionEntry, SessionEntrySchema } from "./schema.ts";
+import type { NewEntry, SessionEntry } from "./schema.ts";
 
 /** Appending to a session file: one record per save, fdatasynced before it is reported, undone if it fails. */
 
@@ -94,18 +93,11 @@ export class FileSessionWriter implements SessionWriter {
   }
 }
 
-/** Numbers and timestamps an entry and checks it against the schema: what is saved always loads. */
+/**
+ * Numbers and timestamps an entry. Not validated: ion built it (its type is the schema's), and every
+ * entry is validated when a file is read (validate.ts).
+ */
 function stampEntry(entry: NewEntry, n: number, at: string): SessionEntry {
-  // Validated before writing, so ion never saves an entry it would reject on load. The plain schema:
-  // compiling it pays off only for the thousands of entries of a load, not a run's few appends.
-  const parsed = SessionEntrySchema.safeParse({ ...entry, n, at });
-  if (!parsed.success) {
-    throw new IonError(
-      "internal",
-      `refusing to save an invalid ${entry.type} entry: ${issueText(parsed.error)}`,
-    );
-  }
   // `type` first, then `n` and `at`, for people reading the file with `zstd -dc`.
-  const { type, n: number, at: time } = parsed.data;
-  return Object.assign({ type, n: number, at: time }, parsed.data);
+  return Object.assign({ type: entry.type, n, at }, entry) as SessionEntry;
 }
