@@ -1,5 +1,3 @@
-import Fuse from "fuse.js";
-
 /**
  * The chat's slash commands: one table drives `/help`, Tab completion and "did you mean". Later
  * capabilities add rows (`/skills`, `/memory`, `/mcp`) with `add`, without touching the chat loop.
@@ -50,8 +48,9 @@ export class SlashRegistry<Context> {
     return this.commands.find((c) => c.name === key || c.aliases?.includes(key));
   }
 
-  /** Up to three commands close to a mistyped name, best first. */
-  suggest(name: string): string[] {
+  /** Up to three commands close to a mistyped name, best first (fuse.js loads only for a mistake). */
+  async suggest(name: string): Promise<string[]> {
+    const { default: Fuse } = await import("fuse.js");
     const fuse = new Fuse(
       this.commands.map((c) => c.name),
       { threshold: 0.5, ignoreLocation: true },

@@ -115,7 +115,7 @@ export class Chat {
     if (!parsed) return;
     const command = this.registry.find(parsed.name);
     if (!command) {
-      const near = this.registry.suggest(parsed.name);
+      const near = await this.registry.suggest(parsed.name);
       this.context.print(
         `unknown command /${parsed.name}${near.length > 0 ? ` — did you mean ${near.map((n) => `/${n}`).join(", ")}?` : ""} (/help lists them; nothing was sent)`,
       );
