@@ -27,6 +27,8 @@ interface ReadlineInternals {
   line: string;
   cursor: number;
   history: string[];
+  /** The row of the line the cursor was left on by the last redraw; the next redraw moves up that far. */
+  prevRows?: number;
 }
 
 export type Completer = (line: string) => Promise<[string[], string]>;
@@ -63,6 +65,7 @@ export class ChatInput {
   private closed = false;
 
   constructor(private readonly options: InputOptions) {
+    const resizeListeners = new Set(options.output.listeners("resize"));
     this.rl = createInterface({
       input: options.input,
       output: options.output,
@@ -80,11 +83,18 @@ export class ChatInput {
     if (typeof this.internals._ttyWrite !== "function")
       throw new Error("this runtime's readline cannot be extended for the chat");
     this.internals.history.push(...loadHistory(options.historyFile));
+    // readline redraws its prompt on every resize, even while an answer streams (it would erase the
+    // line being written and put "> " there): the chat redraws only while a line is being edited.
+    for (const listener of options.output.listeners("resize"))
+      if (!resizeListeners.has(listener)) options.output.off("resize", listener as () => void);
+    options.output.on("resize", this.onResize);
     const write = this.internals._ttyWrite.bind(this.rl);
     this.internals._ttyWrite = (s, key) => this.key(s, key ?? {}, write);
     this.rl.on("line", (line) => this.pendingLine?.(line));
     this.rl.on("close", () => {
       this.closed = true;
+      // Ctrl+D at the prompt: end its line, so the shell's prompt does not follow "> " on the same line.
+      if (this.state === "idle" || this.state === "question") options.output.write("\n");
       this.pendingLine?.(undefined);
     });
     // Bracketed paste: the terminal marks pasted text, so its newlines do not submit it line by line.
@@ -161,9 +171,21 @@ export class ChatInput {
   }
 
   close(): void {
+    this.options.output.off("resize", this.onResize);
     this.options.output.write("\x1b[?2004l");
     if (!this.closed) this.rl.close();
   }
+
+  /**
+   * A resize while a line is edited: the terminal has already re-wrapped the line to the new width
+   * (tmux and today's terminal emulators reflow), so the redraw starts from the row the cursor is on
+   * in that layout, not the old one — else the line's first row would be left on screen twice.
+   */
+  private readonly onResize = (): void => {
+    if (this.state !== "idle" && this.state !== "question") return;
+    this.internals.prevRows = this.rl.getCursorPos().rows;
+    this.internals._refreshLine();
+  };
 
   private readLine(prompt: string): Promise<string | undefined> {
     if (this.closed) return Promise.resolve(undefined);
