@@ -10,6 +10,7 @@ import type { ResolvedProvider, ThinkingLevel, Usage, UserBlock, UserMessage } f
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { Skill } from "../skills/types.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
+import { compactNumber } from "../util/numbers.ts";
 import { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult } from "./events.ts";
 import { type AgentDeps, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
@@ -30,7 +31,7 @@ import {
   type SessionChoice,
   sessionTitle,
 } from "./session-file.ts";
-import { usageTotal } from "./tokens.ts";
+import { estimateTokens, usageTotal } from "./tokens.ts";
 
 /**
  * The agent session: everything a conversation needs, prepared once — configuration, provider and
@@ -315,6 +316,7 @@ export class AgentSession {
    */
   async *turn(content: UserBlock[], signal: AbortSignal): AsyncGenerator<AgentEvent> {
     const message: UserMessage = { role: "user", content };
+    this.checkFits(message);
     try {
       await this.ensureFile(promptText(content));
       const { provider, model } = this;
@@ -472,6 +474,28 @@ export class AgentSession {
   async listSessions(onlyHere = false) {
     if (!this.store) return [];
     return this.store.list(onlyHere ? { cwd: this.options.cwd } : {});
+  }
+
+  /**
+   * A message that cannot fit the model's window even with an empty history (a 10 MB pipe, a huge
+   * `-f` file) is refused before anything is sent or saved, naming its size and the window.
+   */
+  private checkFits(message: UserMessage): void {
+    const window = this.contextWindow;
+    if (window === undefined) return;
+    const tokens = estimateTokens(
+      [message],
+      this.systemPrompt(),
+      this.tools().map((t) => t.spec),
+    );
+    if (tokens <= window) return;
+    const chars = message.content.reduce((sum, b) => sum + (b.type === "text" ? b.text.length : 0), 0);
+    const size = chars >= 1e6 ? `${(chars / 1e6).toFixed(1)} MB` : `${Math.round(chars / 1000)} kB`;
+    throw new IonError(
+      "usage",
+      `the message is about ${compactNumber(tokens)} tokens (${size} of text); ${this.provider.id}/${this.model} takes ${compactNumber(window)}`,
+      { hint: "attach less (or a part of it), or pick a model with a larger context window (`ion models`)" },
+    );
   }
 
   /** Releases the session file's lock. */

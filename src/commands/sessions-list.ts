@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { homeDirIfKnown } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import type { SessionSummary } from "../history/store.ts";
+import { compactNumber } from "../util/numbers.ts";
 import { parseStrict } from "./_shared.ts";
 import { listArgs } from "./sessions.ts";
 import { openStore } from "./sessions-common.ts";
@@ -122,13 +123,6 @@ export function relativeTime(iso: string, now: number): string {
   if (days < 14) return `${days}d ago`;
   if (days < 60) return `${Math.floor(days / 7)}w ago`;
   return new Date(then).toISOString().slice(0, 10);
-}
-
-/** 950 → "950", 12_345 → "12.3k", 2_500_000 → "2.5M". */
-export function compactNumber(n: number): string {
-  if (n < 1000) return String(n);
-  const [value, unit] = n < 999_950 ? [n / 1000, "k"] : [n / 1_000_000, "M"];
-  return `${value.toFixed(1).replace(/\.0$/, "")}${unit}`;
 }
 
 function displayPath(path: string): string {
