@@ -3,7 +3,7 @@
  * thinking, tool calls with their results, answers, run ends) through the store in a temp dir, then
  * times, as medians over many repetitions:
  *
- *   - appending one turn (3 entries, one save)          bar < 1 ms
+ *   - appending one turn (3 entries, one save, synced)  bar < 1 ms
  *   - a full `load`                                      bar < 25 ms
  *   - compaction bookkeeping: `modelView(entries)` + appending a compaction entry   bar < 50 ms
  *
@@ -233,8 +233,11 @@ async function measure(store: SessionStore, id: string, codec: Codec): Promise<v
   const { writer, loaded } = await store.openForAppend(id);
   try {
     report(
-      "append one turn (3 entries)",
-      await time(ROUNDS * 4, () => writer.append(oneSaveTurn())),
+      "append one turn (3 entries, synced)",
+      await time(ROUNDS * 4, async () => {
+        await writer.append(oneSaveTurn());
+        await writer.sync();
+      }),
       BARS.append,
       named("append one turn"),
     );

@@ -8,6 +8,10 @@ import type { AgentEvent } from "./events.ts";
  * messages it adds (`assistant`, `tool_results`) and compactions (naming the first kept message); the
  * conversation appends them and, when the session has a file, saves each before it is shown — saving
  * is a sink beside the loop, not a wrapper around it.
+ *
+ * Each save is written at once, so it survives the process being killed; the disk sync that makes it
+ * survive a crash of the machine starts with the user's message (while the model answers) and is
+ * waited for once per turn, when its end (`result`) is recorded, and after a compaction.
  */
 
 interface ViewEntry {
@@ -72,9 +76,12 @@ export class Conversation {
     ]);
     this.pendingModelChange = undefined;
     this.view.push({ message, n: saved[saved.length - 1]!.n });
+    // Synced while the request is in flight; a failure is reported by the turn's own sync, which
+    // waits for this one.
+    this.writer.sync().catch(() => undefined);
   }
 
-  /** Records what an event adds to the conversation; resolves once it is on disk. */
+  /** Records what an event adds to the conversation; resolves once it is written (and synced, for a turn's end). */
   async record(event: AgentEvent): Promise<void> {
     switch (event.type) {
       case "assistant":
@@ -99,6 +106,8 @@ export class Conversation {
             errors: result.errors,
           },
         ]);
+        // The turn is reported complete only once all of it is on the disk.
+        await this.writer?.sync();
         break;
       }
       default:
@@ -149,6 +158,7 @@ export class Conversation {
         method: event.method,
       },
     ]);
+    await this.writer?.sync();
     this.view = [{ message: summaryMessage(event.summary), n: -1 }, ...kept];
   }
 }

@@ -48,6 +48,22 @@ export function writeFileDurably(tmp: string, path: string, data: Uint8Array): v
   renameSync(tmp, path);
 }
 
+/**
+ * Writes `data` to the new file `tmp` (which must not exist) and renames it to `path`, unsynced: a
+ * crash of the process leaves either no `path` or all of `data` in it, but only a later sync of the
+ * file and its directory makes it survive a crash of the machine. The caller removes `tmp` when this
+ * throws.
+ */
+export function writeFileAtomically(tmp: string, path: string, data: Uint8Array): void {
+  const fd = openSync(tmp, "wx", 0o600);
+  try {
+    writeAll(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
 export function writeAll(fd: number, data: Uint8Array): void {
   let offset = 0;
   while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);

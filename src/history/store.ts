@@ -5,7 +5,7 @@ import { IonError } from "../errors.ts";
 import { type Codec, CodecCapacityError, defaultCodec } from "./codec.ts";
 import { CorruptReason, type Decoded, decodeSession, newerVersionError } from "./decode.ts";
 import type { TornTail } from "./frames.ts";
-import { asIoError, ensureDir, errnoOf, messageOf, readAll, syncDir, writeFileDurably } from "./io.ts";
+import { asIoError, ensureDir, errnoOf, messageOf, readAll, writeFileAtomically } from "./io.ts";
 import { type ListOptions, latestSessionOf, listSessions, type SessionSummary } from "./listing.ts";
 import { acquireLock } from "./lock.ts";
 import { removeRepackLeftovers, repack, repackFrom } from "./repack.ts";
@@ -71,7 +71,10 @@ export class SessionStore {
     return this.codecPromise;
   }
 
-  /** New session: id = Bun.randomUUIDv7() unless given; writes the header durably; takes the lock. */
+  /**
+   * New session: id = Bun.randomUUIDv7() unless given; writes the header; takes the lock. The file
+   * (and its directory entry) is synced by the writer's first `sync`.
+   */
   async create(init: {
     id?: string;
     cwd: string;
@@ -100,9 +103,9 @@ export class SessionStore {
     const tmp = join(this.dir, `.${id}${SESSION_FILE_SUFFIX}.${process.pid}.tmp`);
     try {
       if (existsSync(path)) throw new IonError("usage", `session ${id} already exists`);
-      writeFileDurably(tmp, path, record);
-      syncDir(this.dir);
-      return new FileSessionWriter(id, path, openSync(path, "a"), record.length, 0, codec, lock);
+      writeFileAtomically(tmp, path, record);
+      const fd = openSync(path, "a");
+      return new FileSessionWriter(id, path, fd, record.length, 0, codec, lock, { created: true });
     } catch (err) {
       lock.release();
       rmSync(tmp, { force: true });

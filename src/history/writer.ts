@@ -1,4 +1,5 @@
-import { closeSync, fdatasyncSync, ftruncateSync } from "node:fs";
+import { closeSync, fdatasync, fsync, ftruncateSync, openSync } from "node:fs";
+import { dirname } from "node:path";
 import { IonError } from "../errors.ts";
 import { type Codec, compressFrames } from "./codec.ts";
 import { encodeRecord } from "./frames.ts";
@@ -6,16 +7,32 @@ import { asIoError, messageOf, writeAll } from "./io.ts";
 import type { SessionLock } from "./lock.ts";
 import type { NewEntry, SessionEntry } from "./schema.ts";
 
-/** Appending to a session file: one record per save, fdatasynced before it is reported, undone if it fails. */
+/**
+ * Appending to a session file: one record per save, written with one `write` (so a save survives
+ * the process being killed the moment `append` returns), undone if it fails. `sync` then makes what
+ * was written durable on the disk — fdatasync off the main thread, and the directory entry of a new
+ * file — so the caller decides when to wait for the disk: a session starts a sync as soon as the
+ * user's message is written, lets it run while the model answers, and waits for one sync at the end
+ * of the turn, before the turn is reported complete.
+ */
 
 export interface SessionWriter {
   readonly id: string;
   readonly path: string;
   /** n the next appended entry gets */
   readonly nextN: number;
-  /** Numbers and timestamps the entries (`n`, `at`), appends them as ONE zstd frame, fsyncs, and only then resolves. O(new entries). */
+  /**
+   * Numbers and timestamps the entries (`n`, `at`) and appends them as ONE record with one write.
+   * O(new entries). Resolves once they are written (not yet synced: see `sync`).
+   */
   append(entries: NewEntry[]): Promise<SessionEntry[]>;
-  /** Releases the lock. Idempotent. */
+  /**
+   * Makes everything appended so far durable (fdatasync, plus the directory for a file just created),
+   * without blocking the event loop meanwhile; rejects when that, or an earlier sync not yet waited
+   * for, failed.
+   */
+  sync(): Promise<void>;
+  /** Waits for a sync in progress, then releases the lock. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -33,6 +50,12 @@ export class FileSessionWriter implements SessionWriter {
   private n: number;
   /** Set when a failed save could not be undone: further saves would land after garbage. */
   private broken: string | undefined;
+  /** Written since the last sync began. */
+  private unsynced: boolean;
+  /** The file was just created: its directory entry still has to be synced. */
+  private newEntry: boolean;
+  /** The latest sync; each sync also waits for (and reports the failure of) the one before. */
+  private syncing: Promise<void> | undefined;
 
   constructor(
     readonly id: string,
@@ -42,10 +65,13 @@ export class FileSessionWriter implements SessionWriter {
     nextN: number,
     private readonly codec: Codec,
     private readonly lock: SessionLock,
+    options: { created?: boolean } = {},
   ) {
     this.fd = fd;
     this.size = size;
     this.n = nextN;
+    this.newEntry = options.created === true;
+    this.unsynced = this.newEntry;
   }
 
   get nextN(): number {
@@ -62,14 +88,34 @@ export class FileSessionWriter implements SessionWriter {
     const record = linesRecord(this.codec, stamped);
     try {
       writeAll(fd, record);
-      fdatasyncSync(fd);
     } catch (err) {
       this.undo(fd, err);
       throw asIoError(err, `cannot save session ${this.id}`);
     }
     this.size += record.length;
     this.n += stamped.length;
+    this.unsynced = true;
     return stamped;
+  }
+
+  sync(): Promise<void> {
+    const fd = this.fd;
+    if (fd === undefined)
+      return Promise.reject(new IonError("internal", `session ${this.id} was closed; cannot sync it`));
+    if (!this.unsynced && this.syncing) return this.syncing;
+    if (!this.unsynced) return Promise.resolve();
+    const directory = this.newEntry ? dirname(this.path) : undefined;
+    this.unsynced = false;
+    this.newEntry = false;
+    const before = this.syncing;
+    const current = Promise.all([before, syncData(fd), directory && syncDirectory(directory)]).then(
+      () => undefined,
+      (err: unknown) => {
+        throw asIoError(err, `cannot save session ${this.id}`);
+      },
+    );
+    this.syncing = current;
+    return current;
   }
 
   async close(): Promise<void> {
@@ -77,6 +123,9 @@ export class FileSessionWriter implements SessionWriter {
     if (fd === undefined) return;
     this.fd = undefined;
     try {
+      // The descriptor must outlive a sync still running on it. Its failure, if any, was reported to
+      // whoever waited for it; closing is not the place to report it again.
+      await this.syncing?.catch(() => undefined);
       closeSync(fd);
     } finally {
       this.lock.release();
@@ -90,6 +139,21 @@ export class FileSessionWriter implements SessionWriter {
     } catch (err) {
       this.broken = `${messageOf(cause)}; then could not undo the partial save: ${messageOf(err)}`;
     }
+  }
+}
+
+function syncData(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+}
+
+/** Makes a new directory entry durable. POSIX only: Windows cannot open directories. */
+async function syncDirectory(dir: string): Promise<void> {
+  if (process.platform === "win32") return;
+  const fd = openSync(dir, "r");
+  try {
+    await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
+  } finally {
+    closeSync(fd);
   }
 }
 

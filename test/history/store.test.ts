@@ -187,6 +187,25 @@ describe("create, append, load", () => {
     expect((err as CorruptSessionError).reason).toContain("entry 1 (line 3)");
   });
 
+  test("append writes at once; sync makes it durable, can run while more is appended, and is waited for by close", async () => {
+    const store = newStore();
+    const writer = await store.create(HEADER);
+    await writer.append([userText("one")]);
+    // Written: a reader sees it before any sync.
+    expect((await store.load(writer.id)).entries).toHaveLength(1);
+    const first = writer.sync();
+    await writer.append([userText("two")]);
+    const second = writer.sync();
+    await Promise.all([first, second]);
+    await writer.sync(); // nothing new: resolves at once
+    await writer.append([userText("three")]);
+    const pending = writer.sync();
+    await writer.close();
+    await pending;
+    expect((await store.load(writer.id)).entries.map((e) => e.n)).toEqual([0, 1, 2]);
+    await expect(writer.sync()).rejects.toThrow("was closed");
+  });
+
   test("close releases the lock, is idempotent, and a closed writer refuses to append", async () => {
     const store = newStore();
     const writer = await store.create(HEADER);

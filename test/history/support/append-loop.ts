@@ -1,6 +1,7 @@
 /**
  * Crash-test child: creates a session in the directory given as the first argument and saves turns
- * in a tight loop, printing `created <id>` once and `saved <k>` after each save of turn k resolved.
+ * in a tight loop, printing `created <id>` once and `saved <k>` after each save of turn k resolved
+ * (synced on even turns, a sync left running on some odd ones, none on the rest).
  * `--reopen-every N` closes and reopens the session every N turns (which repacks its records);
  * `--big` makes each save about a megabyte, so that kills land in the middle of writes too.
  * The parent kills it with SIGKILL at a random instant.
@@ -52,5 +53,8 @@ for (let k = 1; ; k++) {
     writer = (await store.openForAppend(id)).writer;
   }
   await writer.append(turnEntries(k));
+  // A written save must survive the kill whether or not its sync has finished (or even begun).
+  if (k % 2 === 0) await writer.sync();
+  else if (k % 3 === 0) writer.sync().catch(() => undefined);
   process.stdout.write(`saved ${k}\n`);
 }
