@@ -548,10 +548,9 @@ export class AgentSession {
 
 /** The tools (built-ins plus `skill` when there are skills), the skills, and the prompt builder. */
 async function sessionParts(options: SessionOptions, config: Config) {
-  const [{ builtinTools }, { loadSkills }, { skillTool }, { SystemPromptBuilder }] = await Promise.all([
+  const [{ builtinTools, skillTool }, { loadSkills }, { SystemPromptBuilder }] = await Promise.all([
     import("../tools/index.ts"),
     import("../skills/load.ts"),
-    import("../tools/skill.ts"),
     import("../context/system-prompt.ts"),
   ]);
   const skills = loadSkills({ cwd: options.cwd, env: options.env });

@@ -1,13 +1,51 @@
-import { bashTool } from "./bash.ts";
-import { editFileTool } from "./edit-file.ts";
-import { globTool } from "./glob.ts";
-import { grepTool } from "./grep.ts";
-import { listFilesTool } from "./list-files.ts";
-import { readFileTool } from "./read-file.ts";
+import type { Skill } from "../skills/types.ts";
+import { builtinToolEntries, skillToolEntry } from "./specs.ts" with { type: "macro" };
+import type { ToolEntry } from "./specs.ts";
 import type { AgentTool } from "./types.ts";
-import { writeFileTool } from "./write-file.ts";
+
+/**
+ * The tools a session offers. Their specs are data computed from the tools' zod schemas when ion is
+ * built (specs.ts, a Bun macro); a tool's module — its zod schema, its code — is imported the first
+ * time the model calls it. Offering tools thus costs a run nothing (it cost ~8 ms of zod: building
+ * the schemas, converting them to JSON Schema).
+ */
+
+const BUILTIN: ToolEntry[] = builtinToolEntries();
+const SKILL: ToolEntry = skillToolEntry();
+
+const LOADERS: Record<string, () => Promise<AgentTool>> = {
+  read_file: () => import("./read-file.ts").then((m) => m.readFileTool),
+  list_files: () => import("./list-files.ts").then((m) => m.listFilesTool),
+  glob: () => import("./glob.ts").then((m) => m.globTool),
+  grep: () => import("./grep.ts").then((m) => m.grepTool),
+  edit_file: () => import("./edit-file.ts").then((m) => m.editFileTool),
+  write_file: () => import("./write-file.ts").then((m) => m.writeFileTool),
+  bash: () => import("./bash.ts").then((m) => m.bashTool),
+};
+
+/** A tool whose module is imported on its first call. */
+function lazyTool({ spec, readOnly }: ToolEntry, load: () => Promise<AgentTool>): AgentTool {
+  let tool: Promise<AgentTool> | undefined;
+  return {
+    spec,
+    readOnly,
+    async execute(input, ctx) {
+      tool ??= load();
+      return (await tool).execute(input, ctx);
+    },
+  };
+}
 
 /** The built-in tools, in the order the model sees them. */
 export function builtinTools(): AgentTool[] {
-  return [readFileTool, listFilesTool, globTool, grepTool, editFileTool, writeFileTool, bashTool];
+  return BUILTIN.map((entry) => {
+    const load = LOADERS[entry.spec.name];
+    if (!load) throw new Error(`no module for the built-in tool ${entry.spec.name}`);
+    return lazyTool(entry, load);
+  });
+}
+
+/** The `skill` tool over a session's skills (see skill.ts). */
+export function skillTool(skills: readonly Skill[]): AgentTool {
+  return lazyTool(SKILL, () => import("./skill.ts").then((m) => m.skillTool(skills)));
 }
