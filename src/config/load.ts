@@ -2,17 +2,20 @@ import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
 import { configFiles, type Env } from "./paths.ts";
-import {
-  type Config,
-  ConfigSchema,
-  type Keys,
-  KeysSchema,
-  type Layer,
-  locateJsonError,
-  validate,
-} from "./schema.ts";
+import type { Config, Keys, Layer } from "./schema.ts";
 
 export type { Layer } from "./schema.ts";
+
+/**
+ * The schemas and their helpers, imported only when there is something to check: a run with no
+ * config file, keys file or overrides does not load them (~2 ms of zod at start-up).
+ */
+type Schemas = typeof import("./schema.ts");
+let schemas: Promise<Schemas> | undefined;
+const loadSchemas = (): Promise<Schemas> => {
+  schemas ??= import("./schema.ts");
+  return schemas;
+};
 
 export interface LoadOptions {
   cwd: string;
@@ -45,7 +48,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   const layers: Array<[Layer, Config]> = [["default", DEFAULT_CONFIG]];
 
   const user = await readJson(files.user);
-  if (user !== undefined) layers.push(["user", checkConfig(files.user, user, warnings)]);
+  if (user !== undefined) layers.push(["user", await checkConfig(files.user, user, warnings)]);
 
   const project = files.project === files.user ? undefined : await readJson(files.project);
   if (project !== undefined) {
@@ -57,7 +60,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
           `(project trust is not supported yet); set them in ${files.user}`,
       );
     }
-    layers.push(["project", checkConfig(files.project, project, warnings)]);
+    layers.push(["project", await checkConfig(files.project, project, warnings)]);
   }
 
   const fromEnv: Config = {};
@@ -65,7 +68,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   if (env.ION_MODEL) fromEnv.model = env.ION_MODEL;
   layers.push(["env", fromEnv]);
   if (options.overrides)
-    layers.push(["flag", checkConfig("command-line flags", options.overrides, warnings)]);
+    layers.push(["flag", await checkConfig("command-line flags", options.overrides, warnings)]);
 
   const merged: Record<string, unknown> = {};
   const sources: Record<string, Layer> = {};
@@ -75,7 +78,8 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   return { config: merged as Config, sources, warnings, keys, files };
 }
 
-function checkConfig(file: string, raw: unknown, warnings: string[]): Config {
+async function checkConfig(file: string, raw: unknown, warnings: string[]): Promise<Config> {
+  const { ConfigSchema, validate } = await loadSchemas();
   const result = validate(ConfigSchema, raw);
   if (!result.ok) throw new IonError("config", `${file}: ${result.error}`);
   for (const key of result.unknownKeys) warnings.push(`unknown key "${key}" in ${file}`);
@@ -92,6 +96,7 @@ function stripRestricted(raw: unknown): string[] {
 async function readKeys(file: string, warnings: string[]): Promise<Keys> {
   const raw = await readJson(file);
   if (raw === undefined) return {};
+  const { KeysSchema, validate } = await loadSchemas();
   const result = validate(KeysSchema, raw);
   if (!result.ok) throw new IonError("config", `${file}: ${result.error}`);
   if (process.platform !== "win32") {
@@ -158,6 +163,7 @@ export async function readJson(file: string): Promise<unknown> {
   } catch (err) {
     if (!(err instanceof SyntaxError)) throw err;
     // The parser's own message can quote the offending token (maybe a key), so it is not shown.
+    const { locateJsonError } = await loadSchemas();
     const where = locateJsonError(text);
     const detail = where ? ` at line ${where.line}, column ${where.column}: ${where.reason}` : "";
     throw new IonError("config", `${file}: invalid JSON${detail}`, { cause: err });
@@ -201,6 +207,7 @@ export async function writeKey(dir: string, providerId: string, key: string): Pr
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, "keys.json");
   const raw = await readJson(file);
+  const { KeysSchema, validate } = await loadSchemas();
   const current = raw === undefined ? { ok: true as const, value: {} } : validate(KeysSchema, raw);
   if (!current.ok) throw new IonError("config", `${file}: ${current.error}`);
   await atomicWriteJson(file, { ...current.value, [providerId]: key }, 0o600);

@@ -2,7 +2,10 @@ import { IonError } from "../errors.ts";
 import { BUILTIN_PROVIDERS, builtinProvider, ollamaBaseURL } from "../providers/registry.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, type ResolvedProvider, type ThinkingLevel } from "../providers/types.ts";
 import type { Env } from "./paths.ts";
-import { type Config, type Keys, LAYER_RANK, type Layer } from "./schema.ts";
+import type { Config, Keys, Layer } from "./schema.ts";
+
+/** Precedence of the layers, low → high. */
+const LAYER_RANK: Record<Layer, number> = { default: 0, user: 1, project: 2, env: 3, flag: 4 };
 
 /** Built-in ids, then the ids configured under `providers`. */
 export function knownProviderIds(config: Config): string[] {

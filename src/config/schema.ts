@@ -69,7 +69,6 @@ export type Config = z.infer<typeof ConfigSchema>;
 
 /** Where a setting came from, low → high precedence. */
 export type Layer = "default" | "user" | "project" | "env" | "flag";
-export const LAYER_RANK: Record<Layer, number> = { default: 0, user: 1, project: 2, env: 3, flag: 4 };
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 
 /** `keys.json`: provider id → API key. */
