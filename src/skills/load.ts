@@ -3,7 +3,7 @@ import { basename, join, resolve } from "node:path";
 import { configDir, type Env } from "../config/paths.ts";
 import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
 import { ioReason } from "../context/diagnostics.ts";
-import { BUILTIN_SKILLS } from "./builtin.ts";
+import { parsedBuiltinSkills } from "./builtin.ts" with { type: "macro" };
 import { parseSkill, type SkillDraft, type SkillOrigin } from "./parse.ts";
 import type { Skill, SkillSource } from "./types.ts";
 
@@ -22,6 +22,9 @@ import type { Skill, SkillSource } from "./types.ts";
  */
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The built-in skills, parsed when ion is built (see builtin.ts). */
+const BUILTIN = parsedBuiltinSkills();
 
 export interface SkillDir {
   path: string;
@@ -61,9 +64,7 @@ export function loadSkills(options: SkillOptions): Loaded<Skill> {
   for (const dir of skillDirs(options)) {
     for (const draft of loadDir(dir, diagnostics)) offer(draft);
   }
-  for (const builtin of BUILTIN_SKILLS) {
-    const path = `builtin:${builtin.name}`;
-    const parsed = parseSkill(builtin.text, { path, source: "builtin", kind: "folder", name: builtin.name });
+  for (const parsed of BUILTIN) {
     diagnostics.push(...parsed.diagnostics);
     offer(parsed.skill);
   }
