@@ -48,6 +48,9 @@ function describePattern(pattern: Pattern): string {
   return typeof pattern === "function" ? "the condition" : JSON.stringify(String(pattern));
 }
 
+/** Terminals not yet closed, so a test that timed out (its `using` never disposed) still ends them. */
+const open = new Set<Terminal>();
+
 export class Terminal {
   /** The tmux server's socket name (`tmux -L`). */
   readonly socket: string;
@@ -62,6 +65,12 @@ export class Terminal {
   ) {
     this.socket = socket;
     this.target = "ion:0.0";
+    open.add(this);
+  }
+
+  /** Closes every terminal still open: for an `afterEach`, in case a test timed out. */
+  static closeAll(): void {
+    for (const terminal of open) terminal.close();
   }
 
   /** Starts the program in a new tmux server of its own and returns once the pane exists. */
@@ -113,9 +122,18 @@ export class Terminal {
       "ion-terminal",
       ...argv,
     ]);
-    if (result.code !== 0) throw new Error(`tmux new-session failed: ${result.stderr.trim()}`);
+    const kill = () => killServer(socket, env);
+    if (result.code !== 0) {
+      kill();
+      throw new Error(`tmux new-session failed: ${result.stderr.trim()}`);
+    }
     const shell = Number(result.stdout.trim().split("\n").at(-1));
-    return new Terminal(socket, env, await childOf(shell));
+    try {
+      return new Terminal(socket, env, await childOf(shell));
+    } catch (err) {
+      kill();
+      throw err;
+    }
   }
 
   /** tmux key names, each sent as a key: `Enter`, `C-c`, `C-d`, `C-t`, `BTab`, `Tab`, `Up`, `Escape`. */
@@ -190,11 +208,8 @@ export class Terminal {
   close(): void {
     if (this.disposed) return;
     this.disposed = true;
-    Bun.spawnSync(["tmux", "-L", this.socket, "kill-server"], {
-      env: this.env,
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    open.delete(this);
+    killServer(this.socket, this.env);
   }
 
   [Symbol.dispose](): void {
@@ -206,6 +221,14 @@ export class Terminal {
     if (result.code !== 0) throw new Error(`tmux ${args[0]} failed: ${result.stderr.trim()}`);
     return result.stdout;
   }
+}
+
+function killServer(socket: string, env: Record<string, string>): void {
+  Bun.spawnSync(["tmux", "-L", socket, "-f", "/dev/null", "kill-server"], {
+    env,
+    stdout: "ignore",
+    stderr: "ignore",
+  });
 }
 
 /**
