@@ -115,9 +115,10 @@ export class ChatInput {
         continue;
       }
       parts.push(line);
-      const text = parts.join("\n");
+      // The history file keeps what was sent: a paste's marker would mean nothing to a later chat.
+      const text = this.expand(parts.join("\n"));
       this.remember(text);
-      return this.expand(text);
+      return text;
     }
   }
 
