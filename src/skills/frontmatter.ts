@@ -1,29 +1,42 @@
-import * as z from "zod/mini";
-
 /**
  * YAML frontmatter of skill files: `---` fences split here, the YAML between them parsed by Bun's
- * built-in YAML parser (`Bun.YAML.parse`: no dependency, nothing to load at start-up), its shape checked
- * with zod. Keys other than these (`license`, `metadata`, `allowed-tools`, …) are kept by the parser
- * and ignored by ion, as the Agent Skills specification allows.
+ * built-in YAML parser (`Bun.YAML.parse`: no dependency, nothing to load at start-up), its three
+ * fields checked here. Keys other than these (`license`, `metadata`, `allowed-tools`, …) are kept by
+ * the parser and ignored by ion, as the Agent Skills specification allows.
+ *
+ * The check is written out rather than a zod schema: skills are loaded on every run, and importing
+ * zod's core for three fields cost ~1 ms of each (the built-in skills are parsed when ion is built).
  *
  *   splitFrontmatter(text) → { yaml, body } | { body } | { error }
  *   parseFrontmatter(yaml) → { data } | { error }
  */
 
-export const FrontmatterSchema = z.looseObject({
-  name: z.optional(z.string()),
-  description: z.optional(z.string()),
+export interface Frontmatter {
+  name?: string;
+  description?: string;
   /** Programs the skill runs; a single name is accepted for a list of one. */
-  requires: z.optional(z.union([z.array(z.string()), z.string()])),
-});
-
-export type Frontmatter = z.infer<typeof FrontmatterSchema>;
+  requires?: string[] | string;
+  [key: string]: unknown;
+}
 
 const EXPECTED: Record<string, string> = {
   name: "a string",
   description: "a string",
   requires: "a list of program names",
 };
+
+const isString = (value: unknown): value is string => typeof value === "string";
+
+/** The first of the known fields whose value has the wrong type (absent is fine; null is not). */
+function wrongField(value: Record<string, unknown>): string | undefined {
+  for (const field of ["name", "description"]) {
+    if (field in value && !isString(value[field])) return field;
+  }
+  const requires = value.requires;
+  if ("requires" in value && !isString(requires) && !(Array.isArray(requires) && requires.every(isString)))
+    return "requires";
+  return undefined;
+}
 
 type Split = { yaml: string; body: string } | { body: string } | { error: string };
 
@@ -52,8 +65,7 @@ export function parseFrontmatter(yaml: string): { data: Frontmatter } | { error:
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { error: "the frontmatter must be a YAML mapping (`name: …`, `description: …`)" };
   }
-  const parsed = FrontmatterSchema.safeParse(value);
-  if (parsed.success) return { data: parsed.data };
-  const field = String(parsed.error.issues[0]?.path[0] ?? "frontmatter");
-  return { error: `${field}: expected ${EXPECTED[field] ?? "a valid value"}` };
+  const field = wrongField(value as Record<string, unknown>);
+  if (field === undefined) return { data: value as Frontmatter };
+  return { error: `${field}: expected ${EXPECTED[field]}` };
 }

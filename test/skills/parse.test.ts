@@ -84,6 +84,17 @@ describe("SKILL.md rules (Agent Skills)", () => {
     expect(errorOf("---\nname: x\ndescription: y\nrequires: {a: 1}\n---\n", folder("x"))).toBe(
       "requires: expected a list of program names",
     );
+    expect(errorOf("---\nname: x\ndescription: y\nrequires: [a, 2]\n---\n", folder("x"))).toBe(
+      "requires: expected a list of program names",
+    );
+    expect(errorOf("---\nname:\ndescription: y\n---\n", folder("x"))).toBe("name: expected a string");
+    expect(errorOf("---\nname: x\ndescription: [y]\n---\n", folder("x"))).toBe(
+      "description: expected a string",
+    );
+    // The first wrong field in the order name, description, requires is the one named.
+    expect(errorOf("---\nrequires: 3\ndescription: 2\n---\n", folder("x"))).toBe(
+      "description: expected a string",
+    );
   });
 
   test("name: required, valid, and equal to the folder's name", () => {
