@@ -157,7 +157,7 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
     expect(await term.capture()).toBe(`ion: new session · ${MODEL} · /help for commands\n${PROMPT}`);
     rig.reply({ text: "Hello from the fake model, streamed in pieces." });
     await send(term, "hello there");
-    const screen = await term.waitFor(atPrompt());
+    const screen = await term.waitFor((s) => STATUS.test(s) && atPrompt()(s));
     const lines = screen.split("\n");
     expect(lines.slice(1, 3)).toEqual(["> hello there", "Hello from the fake model, streamed in pieces."]);
     expect(lines[3]).toMatch(new RegExp(`^${STATUS.source}$`));
