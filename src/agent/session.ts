@@ -572,7 +572,18 @@ async function resolveTarget(
   env: Env,
   fromFlag: boolean,
 ): Promise<ModelTarget> {
-  const { providerId, model } = resolveModel(loaded.config, spec, loaded.sources);
+  let resolved: { providerId: string; model: string };
+  try {
+    if (fromFlag && spec !== undefined && spec.trim() === "")
+      throw new IonError("config", "-m needs a model as provider/model");
+    resolved = resolveModel(loaded.config, spec, loaded.sources);
+  } catch (err) {
+    // A model named on the command line that cannot be used is a usage error (64), not a broken config.
+    if (fromFlag && err instanceof IonError && err.code === "config")
+      throw new IonError("usage", err.message, { ...(err.hint ? { hint: err.hint } : {}), cause: err });
+    throw err;
+  }
+  const { providerId, model } = resolved;
   const provider = resolveProvider(loaded.config, providerId, env, loaded.keys);
   const facts = await modelFacts(loaded.config, provider, model, env, fromFlag);
   return { provider, model, facts };

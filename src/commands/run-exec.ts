@@ -4,6 +4,8 @@ import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
 import { jsonLine, OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
+import { isTerminal } from "../util/libc.ts";
+import { fdWriter, useProcessStreams } from "../util/stdout.ts";
 import { checkFlags, parseChoice, parsePositiveInt } from "./_shared.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { runArgs } from "./run.ts";
@@ -12,6 +14,7 @@ import {
   cancelOnSignals,
   exitFor,
   permissionFlags,
+  readStdinText,
   requestedFormat,
   setupFailure,
   workspaceRoot,
@@ -19,9 +22,14 @@ import {
 
 const DEFAULT_MAX_TURNS = 50;
 
-/** `ion run`: one turn of an agent session (one per stdin line with --input-format stream-json). */
+/**
+ * `ion run`: one turn of an agent session (one per stdin line with --input-format stream-json). It
+ * prints through fd writers, not process.stdout/stderr (see util/stdout.ts: ~2 ms of start-up).
+ */
 export async function executeRun(rawArgs: string[]): Promise<void> {
   const newId = Bun.randomUUIDv7();
+  const stdout = fdWriter("stdout");
+  const stderr = fdWriter("stderr");
   let repeated: Record<string, string[]>;
   let args: ReturnType<typeof parseArgs<typeof runArgs>>;
   let format: OutputFormat;
@@ -33,18 +41,18 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
     // The one result object is promised whatever happened: a usage error too, then exit 64.
     const asked = requestedFormat(rawArgs);
     if (asked === "json" || asked === "stream-json")
-      process.stdout.write(jsonLine({ ...setupFailure(err, newId), uuid: Bun.randomUUIDv7() }));
+      stdout.write(jsonLine({ ...setupFailure(err, newId), uuid: Bun.randomUUIDv7() }));
     throw err;
   }
   const { createRenderer } = await import("../ui/renderer.ts");
   const { colorEnabled } = await import("../ui/style.ts");
-  const stdoutIsTTY = process.stdout.isTTY === true;
-  const stderrIsTTY = process.stderr.isTTY === true;
-  const stdinIsTTY = process.stdin.isTTY === true;
+  const stdoutIsTTY = isTerminal(1);
+  const stderrIsTTY = isTerminal(2);
+  const stdinIsTTY = isTerminal(0);
   const verbose = args.verbose === true;
   const renderer: Renderer = await createRenderer(format, {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout,
+    stderr,
     stdoutIsTTY,
     stderrIsTTY,
     quiet: args.quiet === true,
@@ -52,7 +60,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
     partial: args.partial === true,
     color: colorEnabled(stderrIsTTY),
   });
-  const log = verbose ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+  const log = verbose ? (line: string) => stderr.write(`${line}\n`) : undefined;
   routeConsole(log);
   routeProcessWarnings(log);
 
@@ -62,10 +70,10 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
   const release = cancelOnSignals(controller);
   const streamInput = args["input-format"] === "stream-json";
   // Ask only on a terminal: a headless run is denied at once and never waits on a prompt.
-  const prompt =
-    stdinIsTTY && !streamInput
-      ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.())
-      : undefined;
+  const asks = stdinIsTTY && !streamInput;
+  // The prompt reads and writes through process.stdin/stderr: listen for their failures too.
+  if (asks) useProcessStreams();
+  const prompt = asks ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.()) : undefined;
   try {
     const inputFormat = args["input-format"];
     if (inputFormat !== undefined) parseChoice("--input-format", inputFormat, ["text", "stream-json"]);
@@ -101,7 +109,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
       maxTurns,
       newId,
       approve: prompt ? createApprover(prompt) : undefined,
-      notice: (line) => process.stderr.write(`ion: ${line}\n`),
+      notice: (line) => stderr.write(`ion: ${line}\n`),
       log,
       // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
       ensureModel: () =>
@@ -118,7 +126,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
     });
     if (streamInput) {
       const { userMessages } = await import("./run-stream-input.ts");
-      turns = userMessages(process.stdin, (line) => process.stderr.write(`ion: ${line}\n`));
+      turns = userMessages(process.stdin, (line) => stderr.write(`ion: ${line}\n`));
     } else {
       const { buildUserContent } = await import("./run-input.ts");
       const content = await buildUserContent({
@@ -126,7 +134,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
         files: repeated.file ?? [],
         cwd,
         stdinIsTTY,
-        readStdin: () => Bun.stdin.text(),
+        readStdin: readStdinText,
       });
       turns = [content];
     }

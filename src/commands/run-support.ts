@@ -5,11 +5,13 @@ import { fromClaudeMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
 import { emptyUsage } from "../providers/types.ts";
+import { onStdoutClosed } from "../util/stdout.ts";
 
 /** What `ion run` needs besides the run itself: flag checks, the setup-failure result, the exit status. */
 
 export function workspaceRoot(flag: string | undefined): string {
-  if (!flag) return process.cwd();
+  if (flag === undefined) return process.cwd();
+  if (flag.trim() === "") throw new IonError("usage", "--cwd needs a directory");
   const dir = resolve(flag);
   let isDir = false;
   try {
@@ -56,14 +58,17 @@ export function exitFor(result: RunResult): void {
   }
 }
 
-/** SIGINT/SIGTERM cancel the run; the loop then ends with an interrupted result. */
+/** SIGINT/SIGTERM (or a closed stdout) cancel the run; the loop then ends with an interrupted result. */
 export function cancelOnSignals(controller: AbortController): () => void {
   const cancel = () => controller.abort();
   process.on("SIGINT", cancel);
   process.on("SIGTERM", cancel);
+  // A reader that went away (`| head`) cancels the turn too: it is saved as interrupted, then ion exits 141.
+  const off = onStdoutClosed(cancel);
   return () => {
     process.off("SIGINT", cancel);
     process.off("SIGTERM", cancel);
+    off();
   };
 }
 
@@ -103,4 +108,14 @@ export function permissionFlags(args: { yes?: boolean; "permission-mode"?: strin
   if (args.yes === true && mapped.mode !== "auto")
     throw new IonError("usage", `-y cannot be combined with --permission-mode ${value}`);
   return mapped;
+}
+
+/** All of piped stdin as text; a stdin that cannot be read (a directory: `ion run < /`) is one clear line. */
+export async function readStdinText(): Promise<string> {
+  try {
+    return await Bun.stdin.text();
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new IonError("io", `cannot read stdin: ${/director/i.test(why) ? "it is a directory" : why}`);
+  }
 }

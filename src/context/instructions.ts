@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { tokensOfChars } from "../agent/tokens.ts";
-import { configDir, type Env } from "../config/paths.ts";
+import { configDir, type Env, homeDirIfKnown } from "../config/paths.ts";
 import { findGitRoot } from "../util/git.ts";
 import type { Diagnostic, Loaded } from "./diagnostics.ts";
 import { type FileSystem, TextFileCache } from "./file-cache.ts";
@@ -46,11 +46,17 @@ export const MAX_LAYER_TOKENS = 10_000;
 const MAX_LAYER_CHARS = MAX_LAYER_TOKENS * 4; // tokens are estimated as chars/4 (agent/tokens.ts)
 
 /** `$XDG_CONFIG_HOME/agents` (absolute values only, as XDG says) › `~/.config/agents`. */
-export function agentsConfigDir(env: Env = process.env): string {
+export function agentsConfigDir(env: Env = process.env): string | undefined {
   const xdg = env.XDG_CONFIG_HOME;
   if (xdg && isAbsolute(xdg)) return join(xdg, "agents");
-  const home = env.HOME || (require("node:os") as typeof import("node:os")).homedir();
-  return join(home, ".config", "agents");
+  const home = homeDirIfKnown(env);
+  return home === undefined ? undefined : join(home, ".config", "agents");
+}
+
+/** The cross-agent global AGENTS.md, unless there is no home directory to find it in. */
+function globalCandidates(env: Env): string[] {
+  const dir = agentsConfigDir(env);
+  return dir === undefined ? [] : [join(dir, "AGENTS.md")];
 }
 
 /** Where the layers may be, in prompt order. */
@@ -59,7 +65,7 @@ export function instructionSlots(options: InstructionOptions): InstructionSlot[]
   const cwd = resolve(options.cwd);
   const slots: InstructionSlot[] = [
     { scope: "ion", candidates: [join(configDir(env), "AGENTS.md")] },
-    { scope: "global", candidates: [join(agentsConfigDir(env), "AGENTS.md")] },
+    { scope: "global", candidates: globalCandidates(env) },
   ];
   for (const dir of projectDirs(cwd)) {
     slots.push({ scope: "project", candidates: [join(dir, "AGENTS.md"), join(dir, "CLAUDE.md")] });

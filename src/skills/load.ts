@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { configDir, type Env } from "../config/paths.ts";
+import { configDir, type Env, homeDirIfKnown } from "../config/paths.ts";
 import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
 import { ioReason } from "../context/diagnostics.ts";
 import { parsedBuiltinSkills } from "./builtin.ts" with { type: "macro" };
@@ -41,12 +41,13 @@ export interface SkillOptions {
 export function skillDirs(options: SkillOptions): SkillDir[] {
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd);
-  const home = env.HOME || (require("node:os") as typeof import("node:os")).homedir();
+  const home = homeDirIfKnown(env);
   const dirs: SkillDir[] = [
     { path: join(cwd, ".ion", "skills"), source: "project" },
     { path: join(cwd, ".agents", "skills"), source: "project" },
     { path: join(configDir(env), "skills"), source: "user" },
-    { path: join(home, ".agents", "skills"), source: "user" },
+    // Without a home directory (no HOME, no passwd entry) there is no ~/.agents/skills to read.
+    ...(home === undefined ? [] : [{ path: join(home, ".agents", "skills"), source: "user" as const }]),
   ];
   // In the home directory ./.agents/skills is ~/.agents/skills: list (and load) it once.
   return dirs.filter((dir, i) => dirs.findIndex((other) => other.path === dir.path) === i);

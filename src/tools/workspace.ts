@@ -1,6 +1,6 @@
 import { readlinkSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { homeDir } from "../config/paths.ts";
 import { ToolInputError } from "./define.ts";
 
 /** The one path guard every file tool goes through. */
@@ -67,8 +67,8 @@ function isInside(path: string, dir: string): boolean {
 
 /** `~` and `~/x` in configured directories mean the user's home, as in a shell. */
 function expandHome(dir: string): string {
-  if (dir === "~") return homedir();
-  return dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir;
+  if (dir === "~") return homeDir();
+  return dir.startsWith("~/") ? join(homeDir(), dir.slice(2)) : dir;
 }
 
 /**

@@ -165,3 +165,38 @@ describe("usage errors with -o json / stream-json", () => {
     });
   }
 });
+
+describe("odd command lines", () => {
+  test('-m "", -m openai/, -m /x and an unknown provider are usage errors; --cwd "" too', async () => {
+    using box = new Sandbox();
+    for (const model of ["", "openai/", "/x", "nope/model"]) {
+      const run = await box.run(["run", "-m", model, "hi"], { env });
+      expect(run.code).toBe(64);
+      expect(run.stderr.split("\n")[0]).toStartWith("ion: ");
+    }
+    const cwd = await box.run(["run", ...MODEL, "--cwd", "", "hi"], { env });
+    expect(cwd.code).toBe(64);
+    expect(cwd.stderr).toContain("--cwd needs a directory");
+  });
+
+  test("stdin that is a directory is one clear line", async () => {
+    using box = new Sandbox();
+    const shell = Bun.spawnSync(
+      [
+        "bash",
+        "-c",
+        `exec "$@" < /`,
+        "bash",
+        ...(await import("../support/cli.ts")).ionCommand(),
+        "run",
+        ...MODEL,
+      ],
+      {
+        env: box.env(env),
+        cwd: box.workspace,
+      },
+    );
+    expect(shell.exitCode).toBe(1);
+    expect(shell.stderr.toString()).toBe("ion: cannot read stdin: it is a directory\n");
+  });
+});

@@ -77,7 +77,7 @@ describe("a reader that leaves early", () => {
     expect(show.stdout).toContain("tell me a story");
   });
 
-  test.todo("the interrupted turn is recorded (needs the run to abort on onStdoutClosed)", async () => {
+  test("the interrupted turn is recorded", async () => {
     using box = new Sandbox();
     server.enqueueReply("openai", { text: LONG_ANSWER });
     const shell = await bash(
