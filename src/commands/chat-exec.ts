@@ -116,12 +116,19 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   const onSignal = () => chat?.interrupt();
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  // A reader that went away (`… | ion | head -1`): cancel the turn in flight and leave; ion exits 141.
+  const { onStdoutClosed } = await import("../util/stdout.ts");
+  const offClosed = onStdoutClosed(() => {
+    chat?.interrupt();
+    chat?.context.quit();
+  });
   try {
     greet(session, notice);
     await chat.run();
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    offClosed();
     input?.close();
     await session.close();
   }
