@@ -1,7 +1,14 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
 import { describeError, exitCodeFor, IonError } from "./errors.ts";
 import { rememberStdioModes, restoreStdioModes } from "./util/fd-modes.ts";
-import { settleOutputs, stdoutClosed, watchOutputs, writeFast } from "./util/stdout.ts";
+import {
+  type FdWriter,
+  fdWriter,
+  settleOutputs,
+  stdoutClosed,
+  watchOutputs,
+  writeFast,
+} from "./util/stdout.ts";
 import { VERSION, VERSION_TEXT } from "./version.ts";
 
 type LoadCommand = () => Promise<CommandDef>;
@@ -34,8 +41,17 @@ const root: CommandDef = {
  */
 let streamsInUse = false;
 
+/**
+ * Commands that print through `fdWriter` (util/stdout.ts) and leave process.stdout/stderr alone unless
+ * they need them (a prompt on a terminal): their start-up does without creating the streams (~2 ms).
+ */
+const FD_OUTPUT: ReadonlySet<string> = new Set(["run"]);
+/** stderr for such a command's errors (its console may be routed elsewhere). */
+let fdErrors: FdWriter | undefined;
+
 function writeErr(text: string): void {
-  if (streamsInUse) process.stderr.write(`${text}\n`);
+  if (fdErrors) fdErrors.write(`${text}\n`);
+  else if (streamsInUse) process.stderr.write(`${text}\n`);
   else console.error(text);
 }
 
@@ -106,10 +122,15 @@ async function dispatchInner(argv: string[], exit: (code: number) => void): Prom
     // Before the command first touches process.stdout/stderr, which makes pipes non-blocking.
     await rememberStdioModes();
     streamsInUse = true;
-    watchOutputs((status) => {
-      restoreStdioModes();
-      exit(status);
-    });
+    const processStreams = !FD_OUTPUT.has(name);
+    if (!processStreams) fdErrors = fdWriter("stderr");
+    watchOutputs(
+      (status) => {
+        restoreStdioModes();
+        exit(status);
+      },
+      { processStreams },
+    );
     await runCommand(command, { rawArgs: rest });
     return 0;
   } catch (err) {

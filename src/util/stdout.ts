@@ -10,8 +10,11 @@
  * such hook registered ion exits at once.
  *
  * The fast paths (`--version`, `--help`) never touch process.stdout (see main.ts): `writeFast` reports a
- * failed write through Bun.write's promise instead, at the same cost as console.log.
+ * failed write through Bun.write's promise instead, at the same cost as console.log. `ion run` writes
+ * through `fdWriter` (synchronous writes to fds 1 and 2, failures handled as here) and creates the
+ * process streams — ~2 ms of start-up — only when it needs them (`useProcessStreams`, for a prompt).
  */
+import { writeSync } from "node:fs";
 
 /** 128 + SIGPIPE: the status a shell reports for `yes | head`. */
 export const BROKEN_PIPE_STATUS = 141;
@@ -31,7 +34,9 @@ interface Failure {
 const hooks = new Set<Hook>();
 let failure: Failure | undefined;
 let hooksDone: Promise<void> = Promise.resolve();
-let watching = false;
+let watching: Exit | undefined;
+/** Whether process.stdout/stderr are listened to (and so exist, and are flushed at the end). */
+let streamsWatched = false;
 
 /**
  * Calls `hook` once if stdout or stderr is closed (or fails) while a command runs; the returned function
@@ -84,12 +89,61 @@ function failed(err: unknown, stream: "stdout" | "stderr", exit: Exit): void {
 /**
  * Listens for failed writes on process.stdout/stderr. Call once, right before a command runs: touching
  * the streams costs start-up time the fast paths must not pay. `exit` ends the process with a status.
+ * With `processStreams: false` the streams are left alone until `useProcessStreams()`: the command
+ * writes through `fdWriter`.
  */
-export function watchOutputs(exit: Exit): void {
+export function watchOutputs(exit: Exit, options: { processStreams?: boolean } = {}): void {
   if (watching) return;
-  watching = true;
+  watching = exit;
+  if (options.processStreams !== false) useProcessStreams();
+}
+
+/** Creates process.stdout/stderr (if need be) and listens for their failed writes; once. */
+export function useProcessStreams(): void {
+  const exit = watching;
+  if (!exit || streamsWatched) return;
+  streamsWatched = true;
   process.stdout.on("error", (err) => failed(err, "stdout", exit));
   process.stderr.on("error", (err) => failed(err, "stderr", exit));
+}
+
+export interface FdWriter {
+  write(text: string): void;
+}
+
+/** How long a write waits for a full non-blocking pipe (EAGAIN) before trying again. */
+const RETRY_MS = 1;
+
+/**
+ * Writes to stdout or stderr with synchronous `write`s to fd 1 or 2, never creating process.stdout/
+ * stderr. A failed write is handled as one on those streams (a closed pipe ends ion with 141, hooks
+ * first); after a failure further writes are dropped. A pipe left non-blocking by another program is
+ * waited for.
+ */
+export function fdWriter(stream: "stdout" | "stderr"): FdWriter {
+  const fd = stream === "stdout" ? 1 : 2;
+  const encoder = new TextEncoder();
+  return {
+    write(text) {
+      if (failure) return;
+      const bytes = encoder.encode(text);
+      let offset = 0;
+      while (offset < bytes.length) {
+        try {
+          offset += writeSync(fd, bytes, offset, bytes.length - offset);
+        } catch (err) {
+          if (errnoCode(err) === "EAGAIN") {
+            Bun.sleepSync(RETRY_MS);
+            continue;
+          }
+          const exit = watching;
+          if (exit) failed(err, stream, exit);
+          else throw err;
+          return;
+        }
+      }
+    },
+  };
 }
 
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
@@ -103,7 +157,7 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
  * failed, which wins (its hooks have then had their turn and its line is on stderr).
  */
 export async function settleOutputs(code: number): Promise<number> {
-  if (!failure) await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  if (!failure && streamsWatched) await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   // Bun reports a failed write after the callbacks of later writes (the flush above): one more turn of
   // the event loop lets that error event arrive.
   await new Promise((resolve) => setImmediate(resolve));
