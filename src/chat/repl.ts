@@ -155,6 +155,7 @@ export class Chat {
       color: this.io.color,
       interactive: this.io.interactive,
       showThinking: this.context.showThinking,
+      columns: () => (this.io.interactive ? process.stdout.columns : undefined),
     });
   }
 

@@ -197,7 +197,7 @@ const resume: Command = {
     const opened = await context.session.resume(id);
     context.print(
       context.style.dim(
-        `resumed ${opened.id} · ${opened.header.title} · ${opened.messageCount} messages · ${context.session.provider.id}/${context.session.model}`,
+        `resumed ${opened.id.slice(0, 13)} · ${opened.header.title} · ${opened.messageCount} messages · ${context.session.provider.id}/${context.session.model}`,
       ),
     );
   },

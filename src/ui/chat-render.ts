@@ -3,6 +3,7 @@ import { MarkdownStream } from "./markdown.ts";
 import type { Writer } from "./renderer.ts";
 import { Spinner } from "./spinner.ts";
 import type { Style } from "./style.ts";
+import { truncate } from "./table.ts";
 import { formatTokens, summarizeInput } from "./text.ts";
 
 /**
@@ -21,6 +22,8 @@ export interface ChatRenderOptions {
   showThinking: boolean;
   /** Where progress lines go (the terminal; stderr when stdout is a pipe). */
   progress: Writer;
+  /** The terminal's width, when there is one (progress lines are kept to one row). */
+  columns?: () => number | undefined;
 }
 
 export interface StatusFacts {
@@ -42,14 +45,14 @@ export function statusLine(result: RunResult, facts: StatusFacts): string {
 }
 
 /** `✓ 0.8s`, `✗ exit 1 · 0.3s`, `✗ no such file: a.txt` */
-function outcomeLine(event: Extract<AgentEvent, { type: "tool_end" }>): string {
+function outcomeLine(event: Extract<AgentEvent, { type: "tool_end" }>, width: number): string {
   const seconds = `${(event.duration_ms / 1000).toFixed(1)}s`;
   if (!event.is_error) return `✓ ${seconds}`;
   const exitCode = event.display?.exitCode;
   if (exitCode === null) return `✗ killed · ${seconds}`;
   if (exitCode !== undefined) return `✗ exit ${exitCode} · ${seconds}`;
   const first = event.content.split("\n")[0] ?? "";
-  return `✗ ${first.length > 100 ? `${first.slice(0, 99)}…` : first}`;
+  return truncate(`✗ ${first}`, width);
 }
 
 /** A unified diff with + lines green, - lines red and hunk headers dim. */
@@ -117,7 +120,11 @@ export class ChatRenderer {
       case "tool_end": {
         this.running = Math.max(0, this.running - 1);
         const label = this.batch > 1 ? `${event.name} ` : "";
-        const text = outcomeLine(event);
+        // One line on the terminal: indent and label included, the reason is cut to fit.
+        const text = outcomeLine(
+          event,
+          Math.max(20, (this.options.columns?.() ?? 100) - 2 - [...label].length),
+        );
         this.line(`  ${event.is_error ? style.red(`${label}${text}`) : style.green(`${label}${text}`)}`);
         if (event.display?.diff && !event.is_error)
           this.line(colorDiff(event.display.diff.trimEnd(), style).replace(/^/gm, "    "));

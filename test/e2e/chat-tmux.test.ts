@@ -358,7 +358,7 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
     await term.sendText("cherry");
     await term.waitFor((s) => s.includes("Search: cherry") && !s.includes("remember banana"));
     await term.sendKeys("Enter");
-    await term.waitFor(`resumed ${ids[1]} · remember cherry · 2 messages`);
+    await term.waitFor(`resumed ${ids[1]!.slice(0, 13)} · remember cherry · 2 messages`);
     await term.waitFor(atPrompt());
     rig.reply({ text: "It was cherry." });
     await send(term, "which fruit?");
@@ -372,7 +372,7 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
     await term.waitFor(atPrompt());
 
     await send(term, `/resume ${ids[0]}`);
-    await term.waitFor(`resumed ${ids[0]} · remember banana · 2 messages`);
+    await term.waitFor(`resumed ${ids[0]!.slice(0, 13)} · remember banana · 2 messages`);
     await term.waitFor(atPrompt());
     rig.reply({ text: "It was banana." });
     await send(term, "and this one?");
