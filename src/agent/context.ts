@@ -1,4 +1,5 @@
 import systemTemplate from "../../templates/system.eta" with { type: "text" };
+import { systemTemplateBody } from "../context/precompile.ts" with { type: "macro" };
 import { type PromptTemplate, renderTemplate } from "../context/template.ts";
 import type { SkillsIndex } from "../skills/index-prompt.ts";
 import { gitBranch } from "../util/git.ts";
@@ -36,6 +37,7 @@ export interface SystemPromptInput {
 export const BUILTIN_TEMPLATE: PromptTemplate = {
   source: systemTemplate,
   path: "templates/system.eta (built-in)",
+  compiled: systemTemplateBody(),
 };
 
 export function renderSystemPrompt(input: SystemPromptInput, template = BUILTIN_TEMPLATE): string {

@@ -13,22 +13,36 @@ export interface PromptTemplate {
   source: string;
   /** Shown in errors: the user's file, or the built-in template's name. */
   path: string;
+  /**
+   * The source already compiled by eta with ETA_OPTIONS (`compileToString`: the body of the render
+   * function), for a built-in template compiled when ion is built (see precompile.ts).
+   */
+  compiled?: string;
 }
 
 // Plain text out: the prompt is not HTML, so nothing is escaped. `debug` makes eta track the template
 // line of every tag, so a runtime error can say where it happened.
-const eta = new Eta({ autoEscape: false, autoTrim: false, debug: true });
+export const ETA_OPTIONS = { autoEscape: false, autoTrim: false, debug: true } as const;
+const eta = new Eta(ETA_OPTIONS);
 // Without debug's try/catch wrapper, JavaScript syntax errors read as the user's code, not eta's.
-const plain = new Eta({ autoEscape: false, autoTrim: false });
+// Made only when a template does not compile.
+let plain: Eta | undefined;
 
 type Compiled = (this: Eta, it: object, options: { filepath: string }) => string;
 const compiled = new Map<string, Compiled>();
+
+function compile(template: PromptTemplate): Compiled {
+  // What eta.compile does with a body it made itself: `new Function(varName, "options", body)`.
+  if (template.compiled !== undefined)
+    return new Function(eta.config.varName, "options", template.compiled) as Compiled;
+  return eta.compile(template.source) as unknown as Compiled;
+}
 
 export function renderTemplate(template: PromptTemplate, data: object): string {
   let fn = compiled.get(template.source);
   if (!fn) {
     try {
-      fn = eta.compile(template.source) as unknown as Compiled;
+      fn = compile(template);
     } catch (err) {
       throw templateError(template, ...compileFailure(template.source, err));
     }
@@ -85,6 +99,7 @@ function javaScriptFailure(source: string): [number | undefined, string] {
 }
 
 function syntaxError(source: string): string | undefined {
+  plain ??= new Eta({ autoEscape: false, autoTrim: false });
   try {
     plain.compile(source);
     return undefined;

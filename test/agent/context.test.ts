@@ -1,5 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { environmentFacts, renderSystemPrompt, type SystemPromptInput } from "../../src/agent/context.ts";
+import {
+  BUILTIN_TEMPLATE,
+  environmentFacts,
+  renderSystemPrompt,
+  type SystemPromptInput,
+} from "../../src/agent/context.ts";
 
 const BASE: SystemPromptInput = {
   cwd: "/home/dev/project",
@@ -11,6 +16,23 @@ const BASE: SystemPromptInput = {
 };
 
 describe("renderSystemPrompt", () => {
+  test("the built-in template compiled when ion is built renders exactly as compiling it now does", () => {
+    expect(BUILTIN_TEMPLATE.compiled).toContain("__eta.res");
+    const { compiled: _, ...uncompiled } = BUILTIN_TEMPLATE;
+    const fresh = { ...uncompiled, source: `${uncompiled.source}\n` }; // another cache key
+    const inputs: SystemPromptInput[] = [
+      BASE,
+      { ...BASE, preamble: "Be brief.", tools: ["read_file", "skill"], gitBranch: "main" },
+      {
+        ...BASE,
+        instructions: [{ path: "/p/AGENTS.md", scope: "project", text: "Use tabs." }],
+        skills: { listed: [{ name: "pdf", description: "PDFs" }], namesOnly: ["other"], unlisted: 0 },
+        activeSkill: { name: "pdf", body: "Extract first.", dir: "/s/pdf" },
+      },
+    ];
+    for (const input of inputs) expect(renderSystemPrompt(input)).toBe(renderSystemPrompt(input, fresh));
+  });
+
   test("the base prompt: identity and environment, nothing else", () => {
     const prompt = renderSystemPrompt(BASE);
     expect(prompt.startsWith("You are ion")).toBe(true);
