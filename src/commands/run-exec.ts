@@ -26,7 +26,11 @@ const DEFAULT_MAX_TURNS = 50;
  * `ion run`: one turn of an agent session (one per stdin line with --input-format stream-json). It
  * prints through fd writers, not process.stdout/stderr (see util/stdout.ts: ~2 ms of start-up).
  */
-export async function executeRun(rawArgs: string[]): Promise<void> {
+export async function executeRun(
+  rawArgs: string[],
+  /** The flags as citty already parsed them for the command (parsing again costs ~1 ms). */
+  parsed?: ReturnType<typeof parseArgs<typeof runArgs>>,
+): Promise<void> {
   const newId = Bun.randomUUIDv7();
   const stdout = fdWriter("stdout");
   const stderr = fdWriter("stderr");
@@ -35,7 +39,7 @@ export async function executeRun(rawArgs: string[]): Promise<void> {
   let format: OutputFormat;
   try {
     repeated = checkFlags("run", rawArgs, runArgs, ["file"]);
-    args = parseArgs(rawArgs, runArgs);
+    args = parsed ?? parseArgs(rawArgs, runArgs);
     format = parseChoice<OutputFormat>("--output-format", String(args["output-format"]), OUTPUT_FORMATS);
   } catch (err) {
     // The one result object is promised whatever happened: a usage error too, then exit 64.

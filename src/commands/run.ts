@@ -54,8 +54,8 @@ export const runArgs = {
 export default defineCommand({
   meta: { name: "run", description: "Run one agent job and print its answer (for scripts and pipes)" },
   args: runArgs,
-  async run({ rawArgs }) {
+  async run({ rawArgs, args }) {
     const { executeRun } = await import("./run-exec.ts");
-    await executeRun(rawArgs);
+    await executeRun(rawArgs, args);
   },
 });
