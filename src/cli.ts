@@ -1,14 +1,8 @@
 import { type CommandDef, renderUsage, runCommand } from "citty";
 import { describeError, exitCodeFor, IonError } from "./errors.ts";
 import { rememberStdioModes, restoreStdioModes } from "./util/fd-modes.ts";
-import {
-  type FdWriter,
-  fdWriter,
-  settleOutputs,
-  stdoutClosed,
-  watchOutputs,
-  writeFast,
-} from "./util/stdout.ts";
+import type { FdWriter } from "./util/fd-writer.ts";
+import { settleOutputs, stdoutClosed, watchOutputs, writeFast } from "./util/stdout.ts";
 import { VERSION, VERSION_TEXT } from "./version.ts";
 
 type LoadCommand = () => Promise<CommandDef>;
@@ -42,7 +36,7 @@ const root: CommandDef = {
 let streamsInUse = false;
 
 /**
- * Commands that print through `fdWriter` (util/stdout.ts) and leave process.stdout/stderr alone unless
+ * Commands that print through util/fd-writer.ts and leave process.stdout/stderr alone unless
  * they need them (a prompt on a terminal): their start-up does without creating the streams (~2 ms).
  */
 const FD_OUTPUT: ReadonlySet<string> = new Set(["run"]);
@@ -123,7 +117,7 @@ async function dispatchInner(argv: string[], exit: (code: number) => void): Prom
     await rememberStdioModes();
     streamsInUse = true;
     const processStreams = !FD_OUTPUT.has(name);
-    if (!processStreams) fdErrors = fdWriter("stderr");
+    if (!processStreams) fdErrors = (await import("./util/fd-writer.ts")).fdWriter("stderr");
     watchOutputs(
       (status) => {
         restoreStdioModes();

@@ -11,10 +11,10 @@
  *
  * The fast paths (`--version`, `--help`) never touch process.stdout (see main.ts): `writeFast` reports a
  * failed write through Bun.write's promise instead, at the same cost as console.log. `ion run` writes
- * through `fdWriter` (synchronous writes to fds 1 and 2, failures handled as here) and creates the
+ * through fd-writer.ts (synchronous writes to fds 1 and 2, failures handled as here) and creates the
  * process streams — ~2 ms of start-up — only when it needs them (`useProcessStreams`, for a prompt).
+ * This module imports nothing: even node:fs would cost `--version` ~1 ms.
  */
-import { writeSync } from "node:fs";
 
 /** 128 + SIGPIPE: the status a shell reports for `yes | head`. */
 export const BROKEN_PIPE_STATUS = 141;
@@ -90,7 +90,7 @@ function failed(err: unknown, stream: "stdout" | "stderr", exit: Exit): void {
  * Listens for failed writes on process.stdout/stderr. Call once, right before a command runs: touching
  * the streams costs start-up time the fast paths must not pay. `exit` ends the process with a status.
  * With `processStreams: false` the streams are left alone until `useProcessStreams()`: the command
- * writes through `fdWriter`.
+ * writes through fd-writer.ts.
  */
 export function watchOutputs(exit: Exit, options: { processStreams?: boolean } = {}): void {
   if (watching) return;
@@ -107,43 +107,13 @@ export function useProcessStreams(): void {
   process.stderr.on("error", (err) => failed(err, "stderr", exit));
 }
 
-export interface FdWriter {
-  write(text: string): void;
-}
-
-/** How long a write waits for a full non-blocking pipe (EAGAIN) before trying again. */
-const RETRY_MS = 1;
-
 /**
- * Writes to stdout or stderr with synchronous `write`s to fd 1 or 2, never creating process.stdout/
- * stderr. A failed write is handled as one on those streams (a closed pipe ends ion with 141, hooks
- * first); after a failure further writes are dropped. A pipe left non-blocking by another program is
- * waited for.
+ * A failed write on stdout or stderr made without the process streams (fd-writer.ts): handled as a
+ * failure of those streams. Before `watchOutputs` it is simply thrown.
  */
-export function fdWriter(stream: "stdout" | "stderr"): FdWriter {
-  const fd = stream === "stdout" ? 1 : 2;
-  const encoder = new TextEncoder();
-  return {
-    write(text) {
-      if (failure) return;
-      const bytes = encoder.encode(text);
-      let offset = 0;
-      while (offset < bytes.length) {
-        try {
-          offset += writeSync(fd, bytes, offset, bytes.length - offset);
-        } catch (err) {
-          if (errnoCode(err) === "EAGAIN") {
-            Bun.sleepSync(RETRY_MS);
-            continue;
-          }
-          const exit = watching;
-          if (exit) failed(err, stream, exit);
-          else throw err;
-          return;
-        }
-      }
-    },
-  };
+export function writeFailed(err: unknown, stream: "stdout" | "stderr"): void {
+  if (!watching) throw err;
+  failed(err, stream, watching);
 }
 
 function flushed(stream: NodeJS.WriteStream): Promise<void> {

@@ -1,0 +1,39 @@
+import { writeSync } from "node:fs";
+import { stdoutClosed, writeFailed } from "./stdout.ts";
+
+export interface FdWriter {
+  write(text: string): void;
+}
+
+/** How long a write waits for a full non-blocking pipe (EAGAIN) before trying again. */
+const RETRY_MS = 1;
+
+/**
+ * Writes to stdout or stderr with synchronous `write`s to fd 1 or 2, never creating process.stdout/
+ * stderr (~2 ms of start-up). A failed write is handled as one on those streams (stdout.ts: a closed
+ * pipe ends ion with 141, hooks first); once the output has failed, further writes are dropped. A
+ * pipe left non-blocking by another program is waited for.
+ */
+export function fdWriter(stream: "stdout" | "stderr"): FdWriter {
+  const fd = stream === "stdout" ? 1 : 2;
+  const encoder = new TextEncoder();
+  return {
+    write(text) {
+      if (stdoutClosed()) return;
+      const bytes = encoder.encode(text);
+      let offset = 0;
+      while (offset < bytes.length) {
+        try {
+          offset += writeSync(fd, bytes, offset, bytes.length - offset);
+        } catch (err) {
+          if (err instanceof Error && "code" in err && err.code === "EAGAIN") {
+            Bun.sleepSync(RETRY_MS);
+            continue;
+          }
+          writeFailed(err, stream);
+          return;
+        }
+      }
+    },
+  };
+}
