@@ -145,6 +145,9 @@ export class Chat {
         contextUsed: this.session.contextUsed,
         contextWindow: this.session.contextWindow,
       });
+    // The user reads and types now: a full collection costs nothing they would notice, and keeps a
+    // long chat's memory near where it started.
+    Bun.gc(true);
   }
 
   private newRenderer(): ChatRenderer {
