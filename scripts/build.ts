@@ -2,10 +2,10 @@
  * Builds the single executable: `bun run build` → dist/ion for this machine;
  * `bun run build --target bun-linux-arm64` (or any Bun target) → dist/ion-<target>.
  *
- * The flags are chosen for start-up time (SPEC §12: `ion --version` ≤ 1.5× a compiled hello-world built
- * the same way, `--help` ≤ 4×; `ion run "hi"` ≤ 1.5× a one-shot fetch client). Medians of 60
- * interleaved runs on the 2-core reference machine (bench/startup.ts and bench/run-overhead.ts
- * re-measure; bench/README.md has the latest figures):
+ * The flags are chosen for start-up time (SPEC §12: `ion --version` ≤ 1.1× a compiled hello-world
+ * built the same way, `--help` ≤ 1.3×; `ion run "hi"` ≤ 2× a one-shot fetch client). Medians of 60
+ * interleaved runs on the 2-core reference machine when each flag was chosen (bench/all.ts
+ * re-measures; bench/README.md has the latest figures):
  *
  *                                               --version  --help  run --help  run "hi"
  *   hello-world floor                              6.3 ms
@@ -40,23 +40,52 @@
  * `--version`, `--help`, `run --help` and `run`: same times, −2.5 MB RSS on `run`), `--min-chunk-size`.
  * The version comes from package.json; the commit is injected with `--define ION_COMMIT=…` (see
  * src/version.ts), a constant folded into the bundle, so `--version` stays at the floor.
+ *
+ * The build runs through `Bun.build` (the same options as the CLI flags named above) for one plugin
+ * the CLI cannot take: citty's module imports node:util at its top for the one `parseArgs` it calls
+ * when parsing a command line, and loading node:util costs ~1 ms of every start that loads citty —
+ * `--help` 1.38× → 1.20× the floor, measured paired over 60 rounds. The plugin turns that import
+ * into a `require` on first use (it fails the build, rather than silently doing nothing, should
+ * citty stop importing it that way). Bun's builtin modules never reach a plugin's onResolve, so the
+ * change is made where citty's file is loaded. Macros (`with { type: "macro" }`: the tools' JSON
+ * Schemas, the built-in skills, the system prompt template) run during this build.
  */
-import { parseArgs } from "node:util";
 
-/** `bun build` flags shared by dist/ion and the benchmark floors (bench/), so they are comparable. */
-export const COMPILE_FLAGS: readonly string[] = [
-  "--compile",
-  "--minify",
-  "--bytecode",
-  "--format=esm",
-  "--splitting",
-  "--sourcemap=none",
-  "--no-compile-autoload-dotenv",
-  "--no-compile-autoload-bunfig",
-  "--no-compile-autoload-tsconfig",
-  "--no-compile-autoload-package-json",
-  "--compile-jit-policy=4",
-];
+import { parseArgs } from "node:util";
+import type { BunPlugin } from "bun";
+
+/** What the executables are built with: dist/ion, the release builds and the benchmark floors (bench/). */
+const BUILD_OPTIONS = {
+  minify: true,
+  bytecode: true,
+  format: "esm",
+  splitting: true,
+  sourcemap: "none",
+  target: "bun",
+} as const;
+
+const COMPILE_OPTIONS = {
+  autoloadDotenv: false,
+  autoloadBunfig: false,
+  autoloadTsconfig: false,
+  autoloadPackageJson: false,
+  jitPolicy: 4,
+} as const;
+
+/** citty's `import { parseArgs } from "node:util"`, made a `require` on first call (see above). */
+export const lazyCittyUtil: BunPlugin = {
+  name: "citty: node:util on first parse",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]citty[\\/]dist[\\/]index\.mjs$/ }, async (args) => {
+      const source = await Bun.file(args.path).text();
+      const eager = 'import { parseArgs as parseArgs$1 } from "node:util";';
+      if (!source.includes(eager))
+        throw new Error(`${args.path} no longer imports node:util as scripts/build.ts expects`);
+      const lazy = 'const parseArgs$1 = (config) => require("node:util").parseArgs(config);';
+      return { contents: source.replace(eager, lazy), loader: "js" };
+    });
+  },
+};
 
 export interface CompileOptions {
   /** Any Bun target, e.g. `bun-linux-arm64`; default: this machine. */
@@ -76,21 +105,29 @@ export function gitCommit(): string | undefined {
   return head.exitCode === 0 && /^[0-9a-f]{7,40}$/.test(commit) ? commit : undefined;
 }
 
-/** Compiles `entry` to `outfile` with COMPILE_FLAGS; resolves to the exit status of `bun build`. */
+/** Compiles `entry` to `outfile` with the options above; resolves to 0, or 1 when the build failed. */
 export async function compile(entry: string, outfile: string, options: CompileOptions = {}): Promise<number> {
-  const command = [process.execPath, "build", ...COMPILE_FLAGS, entry, "--outfile", outfile];
-  if (options.target) command.push("--target", options.target);
-  if (options.commit) command.push("--define", `ION_COMMIT=${JSON.stringify(options.commit)}`);
-  const build = Bun.spawn(command, {
-    stdout: options.quiet ? "pipe" : "inherit",
-    stderr: options.quiet ? "pipe" : "inherit",
-  });
-  const code = await build.exited;
-  if (code !== 0 && options.quiet) {
-    process.stderr.write(await new Response(build.stdout).text());
-    process.stderr.write(await new Response(build.stderr).text());
+  try {
+    const result = await Bun.build({
+      ...BUILD_OPTIONS,
+      entrypoints: [entry],
+      compile: {
+        ...COMPILE_OPTIONS,
+        outfile,
+        ...(options.target ? { target: options.target as Bun.Build.CompileTarget } : {}),
+      },
+      plugins: [lazyCittyUtil],
+      ...(options.commit ? { define: { ION_COMMIT: JSON.stringify(options.commit) } } : {}),
+    });
+    for (const log of result.logs)
+      if (!options.quiet || !result.success) process.stderr.write(`${Bun.inspect(log)}\n`);
+    return result.success ? 0 : 1;
+  } catch (err) {
+    // Bun.build throws an AggregateError of the build's messages when the build fails.
+    const messages = err instanceof AggregateError ? err.errors : [err];
+    for (const message of messages) process.stderr.write(`${Bun.inspect(message)}\n`);
+    return 1;
   }
-  return code;
 }
 
 if (import.meta.main) {

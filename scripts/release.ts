@@ -5,8 +5,8 @@
  *   bun scripts/release.ts [--target linux-arm64]… [--host] [--out DIR]
  *
  * `--target` (repeatable) builds only those platforms, `--host` only this machine's. Each binary is
- * built exactly as `bun run build` builds dist/ion (compile() and COMPILE_FLAGS from build.ts, the
- * commit for `--version`). Bun cross-compiles: the first build for another platform downloads that
+ * built exactly as `bun run build` builds dist/ion (compile() from build.ts, the commit for
+ * `--version`). Bun cross-compiles: the first build for another platform downloads that
  * platform's Bun runtime into Bun's install cache.
  */
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
