@@ -8,6 +8,7 @@ import {
   FrameError,
   MARKER_MAGIC,
   MARKER_SIZE,
+  rawFrame,
   scanRecords,
   zstdContentSize,
   zstdFrameEnd,
@@ -180,5 +181,22 @@ describe("frames ion did not write", () => {
     expect(zstdContentSize(new Uint8Array(fromFile.stdout), 0)).toBe(6);
     // A frame streamed from a pipe does not declare its size.
     expect(zstdContentSize(cliFrame("hello\n"), 0)).toBeUndefined();
+  });
+});
+
+describe("rawFrame: a save stored, not compressed", () => {
+  test("a standard zstd frame of raw blocks, at every size around the 128 KiB block limit", () => {
+    for (const size of [0, 1, 1000, 128 * 1024 - 1, 128 * 1024, 128 * 1024 + 1, 300_000]) {
+      const data = new Uint8Array(size).map((_, i) => 32 + (i % 90));
+      const frame = rawFrame(data);
+      expect(zstdFrameEnd(frame, 0)).toBe(frame.length);
+      expect(zstdContentSize(frame, 0)).toBe(size);
+      expect(Buffer.from(Bun.zstdDecompressSync(frame)).equals(Buffer.from(data))).toBe(true);
+      if (ZSTD_CLI) {
+        const cli = Bun.spawnSync([ZSTD_CLI, "-dc"], { stdin: frame });
+        expect(cli.exitCode).toBe(0);
+        expect(Buffer.from(cli.stdout).equals(Buffer.from(data))).toBe(true);
+      }
+    }
   });
 });
