@@ -380,6 +380,58 @@ describe("corrupt files are moved aside, never overwritten", () => {
     expect(err.reason).toContain("checksum mismatch");
   });
 
+  test("blank lines are skipped, and errors name the line as a text editor counts it", async () => {
+    const store = newStore();
+    writeRaw(store, "blank", [[headerLine("blank"), ""], ["", entryLine(0), "  "], [entryLine(1)]]);
+    expect((await store.load("blank")).entries.map((e) => e.n)).toEqual([0, 1]);
+    const cases: [string, string[][], string][] = [
+      [
+        "blankjson",
+        [[headerLine("blankjson"), ""], [entryLine(0), ""], ["{not json"]],
+        "entry 1 (line 5) is not JSON",
+      ],
+      [
+        "blankbad",
+        [[headerLine("blankbad")], ["", "", entryLine(0)], [entryLine(7)]],
+        "entry on line 5 has n=7",
+      ],
+      [
+        "cut",
+        [[headerLine("cut")], [entryLine(0)], [entryLine(1).slice(0, 20)]],
+        "entry 1 (line 3) is not JSON",
+      ],
+      ["nohead", [["{oops"], [entryLine(0)]], "the header is not JSON"],
+    ];
+    for (const [id, groups, reason] of cases) {
+      const path = writeRaw(store, id, groups);
+      const err = await expectCorrupt(store.load(id), path, new Uint8Array(readFileSync(path)));
+      expect(err.reason).toContain(reason);
+    }
+  });
+
+  test("bytes that are not UTF-8", async () => {
+    const store = newStore();
+    const path = writeRaw(store, "latin1", [[headerLine("latin1")]]);
+    const bad = Buffer.concat([
+      encoder.encode(`${entryLine(0).slice(0, -3)}`),
+      Buffer.from([0xe9]),
+      encoder.encode('"}]}}\n'),
+    ]);
+    writeFileSync(path, Buffer.concat([readFileSync(path), encodeRecord(Bun.zstdCompressSync(bad))]));
+    const err = await expectCorrupt(store.load("latin1"), path, new Uint8Array(readFileSync(path)));
+    expect(err.reason).toContain("not UTF-8");
+  });
+
+  test("a file that is one bare zstd frame (as `zstd -dc f | zstd` leaves it) still loads", async () => {
+    const store = newStore();
+    const writer = await store.create({ ...HEADER, id: "bare" });
+    await writer.append([userText("one"), userText("two")]);
+    await writer.close();
+    const text = Bun.zstdDecompressSync(readFileSync(writer.path));
+    writeFileSync(writer.path, Bun.zstdCompressSync(text));
+    expect((await store.load("bare")).entries.map((e) => e.n)).toEqual([0, 1]);
+  });
+
   test("moving aside never replaces an earlier corrupt copy", async () => {
     const store = newStore();
     const moved: string[] = [];
