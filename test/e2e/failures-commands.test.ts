@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionStore } from "../../src/history/store.ts";
-import { type IonRun, ionCommand, Sandbox } from "../support/cli.ts";
+import { collect, type IonRun, ionCommand, Sandbox } from "../support/cli.ts";
 
 const KEY = "sk-test-commands-failures-000000000abcd";
 const IS_ROOT = process.getuid?.() === 0;
@@ -69,12 +69,7 @@ async function withStdinFrom(box: Sandbox, stdinPath: string, args: string[]): P
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
+  return collect(child);
 }
 
 describe("session files ion cannot read", () => {

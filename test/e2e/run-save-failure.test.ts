@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { ionCommand, jsonLines, Sandbox } from "../support/cli.ts";
+import { collect, ionCommand, jsonLines, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
 import { parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 
@@ -25,12 +25,7 @@ async function runLimited(box: Sandbox, args: string[]) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { stdout, stderr, code };
+  return collect(child);
 }
 
 describe("a save that fails mid-run", () => {

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, sym
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checksums, hostPlatform } from "../../scripts/release.ts";
+import { collect } from "../support/cli.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const INSTALL_SH = join(ROOT, "install.sh");
@@ -73,12 +74,7 @@ class Workspace {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    return { code, stdout, stderr };
+    return collect(child);
   }
 
   /** What the install dir holds (empty when it was never created). */

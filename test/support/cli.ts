@@ -70,13 +70,9 @@ export class Sandbox {
   async run(args: string[], options: IonOptions = {}): Promise<IonRun> {
     const child = this.spawn(args, options);
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
+    const run = await collect(child);
     clearTimeout(timer);
-    return { code, stdout, stderr };
+    return run;
   }
 
   spawn(args: string[], options: IonOptions = {}) {
@@ -97,6 +93,20 @@ export class Sandbox {
   [Symbol.dispose](): void {
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+/** Waits for a spawned process (stdout and stderr piped) and gathers what it printed. */
+export async function collect(child: {
+  stdout: ReadableStream<Uint8Array>;
+  stderr: ReadableStream<Uint8Array>;
+  exited: Promise<number>;
+}): Promise<IonRun> {
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, stdout, stderr };
 }
 
 /** Parses JSON Lines output, failing loudly on any line that is not JSON. */

@@ -15,7 +15,7 @@
  * Waiting is always polling the screen (every ~50 ms) until something appears, never a fixed sleep.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { ionCommand } from "./cli.ts";
+import { collect, ionCommand } from "./cli.ts";
 
 /** Whether tmux is installed; the terminal tests are skipped (with a message) only when it is not. */
 export const HAS_TMUX = Bun.which("tmux") !== null;
@@ -263,12 +263,7 @@ async function tmuxRun(
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
-  return { code, stdout, stderr };
+  return collect(child);
 }
 
 /** Drops the empty lines below the last written one. */
