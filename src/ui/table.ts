@@ -80,7 +80,7 @@ export function renderTable(columns: Column[], rows: Cell[][], options: TableOpt
   const texts = rows.map((row) => columns.map((_, i) => textOf(row[i])));
   const widths = fitWidths(columns, texts, options.width, gap);
   const separator = " ".repeat(gap);
-  const line = (cells: string[], styles: ((text: string) => string)[]) => {
+  const line = (cells: string[], styles: (((text: string) => string) | undefined)[]) => {
     const last = cells.length - 1;
     const parts = cells.map((text, i) => {
       const align = columns[i]!.align ?? "left";
@@ -102,7 +102,7 @@ export function renderTable(columns: Column[], rows: Cell[][], options: TableOpt
       texts[r]!,
       columns.map((_, i) => {
         const cell = row[i];
-        return typeof cell === "object" && cell.style ? cell.style : (text: string) => text;
+        return typeof cell === "object" ? cell.style : undefined;
       }),
     ),
   );
@@ -111,7 +111,9 @@ export function renderTable(columns: Column[], rows: Cell[][], options: TableOpt
 
 /** Styles the text but not the padding around it, so trimming and underlines stay clean. */
 function styleKeepingPadding(padded: string, style: (text: string) => string): string {
-  const match = /^( *)(.*?)( *)$/s.exec(padded);
-  if (!match) return style(padded);
-  return `${match[1]}${style(match[2]!)}${match[3]}`;
+  let start = 0;
+  while (start < padded.length && padded[start] === " ") start++;
+  let end = padded.length;
+  while (end > start && padded[end - 1] === " ") end--;
+  return `${padded.slice(0, start)}${style(padded.slice(start, end))}${padded.slice(end)}`;
 }
