@@ -39,7 +39,7 @@ let streamsInUse = false;
  * Commands that print through util/fd-writer.ts and leave process.stdout/stderr alone unless
  * they need them (a prompt on a terminal): their start-up does without creating the streams (~2 ms).
  */
-const FD_OUTPUT: ReadonlySet<string> = new Set(["run", "models"]);
+const FD_OUTPUT: ReadonlySet<string> = new Set(["run", "models", "skills"]);
 /** stderr for such a command's errors (its console may be routed elsewhere). */
 let fdErrors: FdWriter | undefined;
 

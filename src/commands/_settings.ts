@@ -1,6 +1,6 @@
 import { type LoadedConfig, loadConfig } from "../config/load.ts";
-import { isTerminal } from "../util/libc.ts";
-import { useProcessStreams } from "../util/stdout.ts";
+
+export { terminal } from "../util/fd-writer.ts";
 
 /**
  * The layered configuration of the working directory; its warnings go to stderr (through `warn`
@@ -13,14 +13,4 @@ export async function loadSettings(
   const loaded = await loadConfig({ cwd: process.cwd(), env });
   for (const warning of loaded.warnings) warn(`ion: warning: ${warning}\n`);
   return loaded;
-}
-
-/**
- * Whether stdout is a terminal, and its width when it is. Asks libc, so that a pipe's reader gets
- * its answer without process.stdout being created (~2 ms); a terminal's width needs the stream.
- */
-export function terminal(): { isTTY: boolean; width: number | undefined } {
-  const isTTY = isTerminal(1);
-  if (isTTY) useProcessStreams();
-  return { isTTY, width: isTTY ? process.stdout.columns || 80 : undefined };
 }

@@ -1,5 +1,6 @@
 import { writeSync } from "node:fs";
-import { stdoutClosed, writeFailed } from "./stdout.ts";
+import { isTerminal } from "./libc.ts";
+import { stdoutClosed, useProcessStreams, writeFailed } from "./stdout.ts";
 
 export interface FdWriter {
   write(text: string): void;
@@ -36,4 +37,15 @@ export function fdWriter(stream: "stdout" | "stderr"): FdWriter {
       }
     },
   };
+}
+
+/**
+ * Whether stdout is a terminal, and its width when it is, for a command printing through fdWriter:
+ * libc answers for a pipe or a file; a terminal's width needs process.stdout (then watched).
+ */
+export function terminal(): { isTTY: boolean; width: number | undefined } {
+  const isTTY = isTerminal(1);
+  if (!isTTY) return { isTTY, width: undefined };
+  useProcessStreams();
+  return { isTTY, width: process.stdout.columns || 80 };
 }
