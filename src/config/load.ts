@@ -1,6 +1,7 @@
-import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
+import { removeTemp } from "../util/remove-temp.ts";
 import { configFiles, type Env } from "./paths.ts";
 import type { Config, Keys, Layer } from "./schema.ts";
 
@@ -141,10 +142,20 @@ function isMissing(err: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
+/** What went wrong, in words where the error code is a common one. */
+const CODE_TEXT: Record<string, string> = {
+  ENOTDIR: "part of the path is a file, not a directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EISDIR: "it is a directory",
+};
+
 function errorText(err: unknown): string {
-  return (
-    (err as NodeJS.ErrnoException | undefined)?.code ?? (err instanceof Error ? err.message : String(err))
-  );
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined) return CODE_TEXT[code] ? `${CODE_TEXT[code]}, ${code}` : code;
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** Reads and parses a JSON file; `undefined` when it does not exist. An empty file is `{}`. */
@@ -187,7 +198,7 @@ export async function atomicWriteJson(path: string, value: unknown, mode?: numbe
     }
     await rename(tmp, path);
   } catch (err) {
-    await rm(tmp, { force: true });
+    await removeTemp(tmp);
     throw new IonError("io", `cannot write ${path} (${errorText(err)})`, { cause: err });
   }
 }
@@ -204,7 +215,9 @@ async function existingMode(path: string): Promise<number | undefined> {
 /** Stores a provider's key in `<configDir>/keys.json` (mode 0600; the directory 0700 when created). */
 export async function writeKey(dir: string, providerId: string, key: string): Promise<void> {
   if (providerId === "" || key === "") throw new IonError("config", "a provider id and a key are required");
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: unknown) => {
+    throw new IonError("io", `cannot create the config directory ${dir} (${errorText(err)})`, { cause: err });
+  });
   const file = join(dir, "keys.json");
   const raw = await readJson(file);
   const { KeysSchema, validate } = await loadSchemas();

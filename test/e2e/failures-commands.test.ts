@@ -203,3 +203,21 @@ describe.if(IS_ROOT && SETPRIV !== null)("no home directory", () => {
     );
   });
 });
+
+describe("a config directory that cannot be written", () => {
+  test("config set and providers login say why in words, and nothing else", async () => {
+    using box = new Sandbox();
+    const inside = join(box.root, "a-file");
+    writeFileSync(inside, "x");
+    const env = { ION_CONFIG_DIR: join(inside, "ion") };
+    const set = await box.run(["config", "set", "thinking", "low"], { env });
+    expect(set.code).toBe(1);
+    expect(set.stderr).toBe(
+      `ion: cannot write ${join(inside, "ion", "config.json")} (part of the path is a file, not a directory, ENOTDIR)\n`,
+    );
+    const login = await box.run(["providers", "login", "openai"], { env, stdin: "test-key-login\n" });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain(`cannot create the config directory ${join(inside, "ion")}`);
+    expect(login.stderr).not.toContain("test-key-login");
+  });
+});
