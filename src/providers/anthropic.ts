@@ -23,7 +23,7 @@ import {
   redact,
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
-import { isJsonResponse, messageAsEvents } from "./json-answer.ts";
+import { isJsonResponse, messageAsEvents, webPageInstead } from "./json-answer.ts";
 import type {
   Message,
   ProviderError,
@@ -306,6 +306,12 @@ export async function* streamAnthropic(request: StreamRequest): AsyncGenerator<S
         signal,
       })
       .withResponse();
+    const page = webPageInstead(response, provider);
+    if (page) {
+      await response.body?.cancel().catch(() => undefined); // the page itself is of no use
+      yield { type: "error", error: page };
+      return;
+    }
     stream = isJsonResponse(response) ? jsonAnswer(response) : data;
   } catch (error) {
     yield { type: "error", error: classify(request, error, false) };

@@ -7,6 +7,21 @@
 import type { Message, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { record } from "./errors.ts";
+import type { ProviderError, ResolvedProvider } from "./types.ts";
+
+/**
+ * A web page where a stream was asked for: the base URL points at a site, not at the API. Said as such
+ * instead of "the stream ended before the model finished" (only HTML: some servers mislabel real SSE).
+ */
+export function webPageInstead(response: Response, provider: ResolvedProvider): ProviderError | undefined {
+  const type = response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type !== "text/html") return undefined;
+  return {
+    kind: "bad_request",
+    status: response.status,
+    message: `${provider.id} answered with a web page (text/html), not an event stream: check the base URL: ${provider.baseURL}`,
+  };
+}
 
 /** Whether a response's content type says JSON rather than an event stream. */
 export function isJsonResponse(response: Response): boolean {

@@ -14,7 +14,7 @@ import type {
 } from "openai/resources/chat/completions";
 import { abortedError, classifyHttpError, droppedError, networkError, record, redact } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
-import { completionAsChunk, isJsonResponse } from "./json-answer.ts";
+import { completionAsChunk, isJsonResponse, webPageInstead } from "./json-answer.ts";
 import {
   type AssistantMessage,
   emptyUsage,
@@ -285,6 +285,12 @@ export async function* streamOpenAI(request: StreamRequest): AsyncGenerator<Stre
     const { data, response } = await makeClient(request)
       .chat.completions.create(buildParams(request), { signal: request.signal })
       .withResponse();
+    const page = webPageInstead(response, request.provider);
+    if (page) {
+      await response.body?.cancel().catch(() => undefined); // the page itself is of no use
+      yield errorEvent(page, state);
+      return;
+    }
     stream = isJsonResponse(response) ? jsonAnswer(response) : data;
   } catch (err) {
     yield errorEvent(classify(request, err, false), state);

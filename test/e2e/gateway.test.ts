@@ -160,6 +160,22 @@ describe("a gateway's answers", () => {
     expect(result.usage).toMatchObject({ input_tokens: 10, output_tokens: 4 });
   });
 
+  test("a web page where the API should be says to check the base URL", async () => {
+    using box = new Sandbox();
+    const page = "<!doctype html><html><body><h1>Welcome to our site</h1></body></html>";
+    a.enqueue({
+      status: 200,
+      headers: { "content-type": "text/html; charset=utf-8" },
+      body: page,
+      pathSuffix: CHAT,
+    });
+    const run = await box.run(["run", "-m", "openai/gpt-4o", "hi"], { env: envA });
+    expect(run.code).toBe(1);
+    expect(errorLine(run.stderr)).toBe(
+      `ion: openai answered with a web page (text/html), not an event stream: check the base URL: ${a.url}/v1`,
+    );
+  });
+
   test("a multi-line message is one line", async () => {
     using box = new Sandbox();
     a.enqueue({ ...(await errorReply("litellm", 400, { kind: "multiline" })), pathSuffix: CHAT });
