@@ -155,8 +155,9 @@ describe("a Claude Code stream-json consumer reads ion", () => {
 
   test("a compaction: compact_boundary with Claude's trigger and the tokens before", async () => {
     using box = new Sandbox();
-    await box.writeConfig({ context_window: 600 });
-    server.enqueueReply("openai", { text: "first answer ".repeat(40), usage: { input: 400, output: 200 } });
+    // A window that the tools and a first exchange fill past 80 %, so the second run compacts first.
+    await box.writeConfig({ context_window: 4_000 });
+    server.enqueueReply("openai", { text: "first answer ".repeat(200), usage: { input: 3_300, output: 650 } });
     expect((await box.run(["run", ...MODEL, "-o", "json", "first"], { env })).code).toBe(0);
     server.enqueueReply("openai", { text: "SUMMARY" });
     server.enqueueReply("openai", { text: "second answer" });
