@@ -157,7 +157,10 @@ describe("a Claude Code stream-json consumer reads ion", () => {
     using box = new Sandbox();
     // A window that the tools and a first exchange fill past 80 %, so the second run compacts first.
     await box.writeConfig({ context_window: 4_000 });
-    server.enqueueReply("openai", { text: "first answer ".repeat(200), usage: { input: 3_300, output: 650 } });
+    server.enqueueReply("openai", {
+      text: "first answer ".repeat(200),
+      usage: { input: 3_300, output: 650 },
+    });
     expect((await box.run(["run", ...MODEL, "-o", "json", "first"], { env })).code).toBe(0);
     server.enqueueReply("openai", { text: "SUMMARY" });
     server.enqueueReply("openai", { text: "second answer" });
