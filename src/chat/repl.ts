@@ -2,7 +2,6 @@ import { createInterface } from "node:readline";
 import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
-import { setConfigValue } from "../config/edit.ts";
 import { describeError, IonError } from "../errors.ts";
 import type { ModelInfo } from "../providers/catalog.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
@@ -224,6 +223,8 @@ export class Chat {
   private persist(path: string[], value: string): Promise<void> {
     this.saves = this.saves.then(async () => {
       try {
+        // The config editor (and the schema and fuse.js it brings) loads on the first change, not at start.
+        const { setConfigValue } = await import("../config/edit.ts");
         await setConfigValue(this.io.configFile, path, value);
       } catch (err) {
         this.context.print(this.io.style.dim(`(not saved in ${this.io.configFile}: ${describeError(err)})`));

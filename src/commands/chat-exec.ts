@@ -81,7 +81,6 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
       hint: (text) => process.stdout.write(`${style.dim(text)}\n`),
     });
     const { createApprover } = await import("../ui/approval.ts");
-    const { previewCall } = await import("../ui/preview.ts");
     const lineInput = input;
     approve = createApprover(
       {
@@ -89,7 +88,9 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
         beforeAsk: () => chat?.suspendOutput(),
         show: (text) => process.stdout.write(`${text}\n`),
       },
-      (name, callInput) => previewCall(name, callInput, { cwd, style }),
+      // The diff preview (and the tools' diff code) loads with the first approval question.
+      async (name, callInput) =>
+        (await import("../ui/preview.ts")).previewCall(name, callInput, { cwd, style }),
     );
   }
   const pick = async (
