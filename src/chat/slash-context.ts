@@ -1,3 +1,4 @@
+import { truncate } from "../ui/table.ts";
 import type { ChatContext } from "./context.ts";
 import type { SlashCommand } from "./registry.ts";
 
@@ -37,10 +38,16 @@ export const skillsCommand: Command = {
       return;
     }
     const width = Math.max(...session.skills.map((s) => s.name.length));
+    // One row each on a terminal: the description is cut to fit (`ion skills show NAME` has it all).
+    const columns = context.interactive ? process.stdout.columns : undefined;
+    const fit = (text: string) => (columns ? truncate(text, columns - 1) : text);
     for (const skill of session.skills) {
       const active = session.activeSkill?.name === skill.name ? " (active)" : "";
-      const line = `${skill.name.padEnd(width)}  ${skill.description.split("\n")[0]}${active}`;
-      context.print(skill.available ? line : style.dim(`${line} — unavailable: ${skill.unavailable}`));
+      const why = skill.available ? "" : ` — unavailable: ${skill.unavailable}`;
+      const line = fit(
+        `${skill.name.padEnd(width)}  ${active ? `${active.trim()} ` : ""}${skill.description.split("\n")[0]}${why}`,
+      );
+      context.print(skill.available ? line : style.dim(line));
     }
     context.print(style.dim("/skill NAME puts a skill's instructions into the conversation's system prompt"));
   },

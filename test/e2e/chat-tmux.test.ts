@@ -5,7 +5,7 @@
  * next one. Waits poll the screen; nothing sleeps for a fixed time.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
@@ -295,6 +295,53 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
     screen = await term.waitFor("unknown command /modle");
     await term.waitFor(atPrompt());
     expect(screen).toContain("unknown command /modle — did you mean /model, /mode?");
+    expect(rig.requests()).toHaveLength(0);
+  });
+
+  test("/skills lists them; /skill with Tab completion activates one, and only then its body is sent", async () => {
+    using rig = new Rig();
+    await rig.configure();
+    const dir = join(rig.box.configDir, "skills", "release-notes");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "SKILL.md"),
+      "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nRELEASE-NOTES-BODY\n",
+    );
+    const term = await rig.chat();
+    await send(term, "/skills");
+    let screen = await term.waitFor("/skill NAME puts");
+    expect(screen).toMatch(/^release-notes +Write release notes from the git log\.$/m);
+    expect(screen).toMatch(/^developer +/m);
+
+    rig.reply({ text: "before" });
+    await send(term, "first");
+    await term.waitFor((s) => STATUS.test(s) && atPrompt()(s));
+    await term.sendText("/skill rel");
+    await term.sendKeys("Tab");
+    await term.waitFor((s) => s.endsWith("\n> /skill release-notes"));
+    await term.sendKeys("Enter");
+    screen = await term.waitFor("skill release-notes is active");
+    rig.reply({ text: "after" });
+    await send(term, "second");
+    const [before, after] = await rig.waitForRequests(2);
+    const system = (r: RecordedRequest) => textOf((r.body as Body).messages[0]!);
+    expect(system(before!)).not.toContain("RELEASE-NOTES-BODY");
+    expect(system(after!)).toContain("RELEASE-NOTES-BODY");
+  });
+
+  test("/context shows what fills the window, part by part", async () => {
+    using rig = new Rig();
+    await rig.configure({ model: MODEL, context_window: 128_000 });
+    writeFileSync(join(rig.box.workspace, "AGENTS.md"), "Use tabs, not spaces.\n");
+    const term = await rig.chat();
+    await send(term, "/context");
+    const screen = await term.waitFor("total (estimate)");
+    expect(screen).toMatch(/^system prompt +\d+ +\d+\.\d%$/m);
+    expect(screen).toContain(join(rig.box.workspace, "AGENTS.md").slice(-20));
+    expect(screen).toMatch(/^skills index +\d+/m);
+    expect(screen).toMatch(/^tools +\d+/m);
+    expect(screen).toMatch(/^history +\d+/m);
+    expect(screen).toMatch(/^total \(estimate\) +\d+ +\d+\.\d% +of 128000 tokens$/m);
     expect(rig.requests()).toHaveLength(0);
   });
 
