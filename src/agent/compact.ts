@@ -10,7 +10,7 @@ import type {
   Usage,
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
-import type { CompactTrigger } from "./events.ts";
+import type { AgentEvent, CompactTrigger } from "./events.ts";
 import { estimateTokens, messageChars, tokensOfChars } from "./tokens.ts";
 
 /**
@@ -53,6 +53,27 @@ export interface CompactInput {
   /** The caller's better estimate of the view's size (e.g. from provider usage); default chars/4. */
   tokensBefore?: number;
   log?: (line: string) => void;
+}
+
+/**
+ * The event that reports a compaction of `messages` (the view before it): the loop's automatic ones and
+ * `/compact` alike. `first_kept` is the kept message itself, so the session can name its entry.
+ */
+export function boundaryEvent(
+  trigger: CompactTrigger,
+  compacted: CompactResult,
+  messages: readonly Message[],
+): Extract<AgentEvent, { type: "compact_boundary" }> {
+  return {
+    type: "compact_boundary",
+    trigger,
+    pre_tokens: compacted.tokensBefore,
+    post_tokens: compacted.tokensAfter,
+    summary: compacted.summary,
+    kept: compacted.kept,
+    first_kept: compacted.kept > 0 ? messages[messages.length - compacted.kept] : undefined,
+    method: compacted.method,
+  };
 }
 
 export interface CompactResult {

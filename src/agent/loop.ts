@@ -14,7 +14,7 @@ import type {
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { AgentTool, ApproveFn, ToolOutcome } from "../tools/types.ts";
-import { compactMessages } from "./compact.ts";
+import { boundaryEvent, compactMessages } from "./compact.ts";
 import {
   type AgentEvent,
   buildResult,
@@ -272,21 +272,12 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     apiMs += now() - started;
     usage = addUsage(usage, compacted.usage);
     if (input.signal.aborted) return false;
-    const firstKept = compacted.kept > 0 ? messages[messages.length - compacted.kept] : undefined;
+    const boundary = boundaryEvent(trigger, compacted, messages);
     messages.splice(0, messages.length, ...compacted.messages);
     // The last request's usage measured the old view; until the next one, estimate the new view.
     lastUsage = undefined;
     usageAt = 0;
-    yield {
-      type: "compact_boundary",
-      trigger,
-      pre_tokens: compacted.tokensBefore,
-      post_tokens: compacted.tokensAfter,
-      summary: compacted.summary,
-      kept: compacted.kept,
-      first_kept: firstKept,
-      method: compacted.method,
-    };
+    yield boundary;
     return true;
   }
 

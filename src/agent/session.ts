@@ -1,8 +1,8 @@
 import { loadConfig } from "../config/load.ts";
 import { dataDir, type Env } from "../config/paths.ts";
-import { resolveModel, resolveProvider, resolveThinking } from "../config/resolve.ts";
+import { resolveThinking } from "../config/resolve.ts";
 import type { Config, Keys, Layer } from "../config/schema.ts";
-import type { BuiltSystemPrompt, SystemPromptBuilder } from "../context/system-prompt.ts";
+import type { BuiltSystemPrompt } from "../context/system-prompt.ts";
 import { IonError } from "../errors.ts";
 import { type LoadedSession, SessionInUseError, SessionStore } from "../history/store.ts";
 import { streamProvider } from "../providers/index.ts";
@@ -10,11 +10,9 @@ import type { ResolvedProvider, ThinkingLevel, Usage, UserBlock, UserMessage } f
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { Skill } from "../skills/types.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
-import { compactNumber } from "../util/numbers.ts";
 import { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult } from "./events.ts";
 import { type AgentDeps, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
-import { type ModelFacts, modelFacts } from "./model-facts.ts";
 import {
   createAuthorizer,
   EDIT_TOOLS,
@@ -31,7 +29,16 @@ import {
   type SessionChoice,
   sessionTitle,
 } from "./session-file.ts";
-import { estimateTokens, usageTotal } from "./tokens.ts";
+import type { SessionPrompt } from "./session-prompt.ts";
+import {
+  type ModelTarget,
+  oversized,
+  promptText,
+  resolveTarget,
+  saveError,
+  sessionParts,
+} from "./session-setup.ts";
+import { usageTotal } from "./tokens.ts";
 
 /**
  * The agent session: everything a conversation needs, prepared once — configuration, provider and
@@ -86,24 +93,6 @@ export interface SessionTotals {
   apiMs: number;
 }
 
-interface ModelTarget {
-  provider: ResolvedProvider;
-  model: string;
-  facts: ModelFacts;
-}
-
-function saveError(err: unknown): IonError {
-  if (err instanceof IonError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return new IonError("io", `could not save the session: ${message}`, { cause: err });
-}
-
-/** The prompt itself: the last text block (stdin and -f files are attached before it). */
-function promptText(content: UserBlock[]): string {
-  const last = content[content.length - 1];
-  return last?.type === "text" ? last.text : "";
-}
-
 export class AgentSession {
   private config: Config;
   private sources: Record<string, Layer>;
@@ -115,12 +104,7 @@ export class AgentSession {
   private sessionId: string;
   private lastUsage: Usage | undefined;
   private readonly builtins: AgentTool[];
-  private readonly prompts: SystemPromptBuilder;
-  /** Instruction-file problems already told, so a chat says each once. */
-  private readonly told = new Set<string>();
-  readonly skills: readonly Skill[];
-  /** The skill activated with `--skill` or `/skill`: its instructions are last in the system prompt. */
-  activeSkill: Skill | undefined;
+  private readonly prompt: SessionPrompt;
   readonly totals: SessionTotals = { usage: emptyUsage(), costUSD: 0, turns: 0, apiMs: 0 };
   thinking: ThinkingLevel;
   mode: PermissionMode;
@@ -134,7 +118,7 @@ export class AgentSession {
     target: ModelTarget,
     private readonly store: SessionStore | undefined,
     opened: OpenedSession | undefined,
-    parts: { builtins: AgentTool[]; skills: readonly Skill[]; prompts: SystemPromptBuilder },
+    parts: { builtins: AgentTool[]; prompt: SessionPrompt },
   ) {
     this.config = loaded.config;
     this.sources = loaded.sources;
@@ -151,8 +135,7 @@ export class AgentSession {
       ? [preamble, options.appendSystem].filter(Boolean).join("\n\n")
       : preamble;
     this.builtins = parts.builtins;
-    this.skills = parts.skills;
-    this.prompts = parts.prompts;
+    this.prompt = parts.prompt;
   }
 
   /** Loads config, picks and opens the session file, resolves the model. Throws IonError for what the user must fix. */
@@ -242,26 +225,16 @@ export class AgentSession {
 
   /**
    * The system prompt for the next request, with what went into it; byte-identical between turns
-   * unless an input changed (instruction files are re-read only when they change). A problem with an
-   * instruction file is told once.
+   * unless an input changed. A problem with an instruction file is told once.
    */
   buildPrompt(): BuiltSystemPrompt {
-    const built = this.prompts.build({
+    return this.prompt.build({
       cwd: this.options.cwd,
       env: this.options.env,
       preamble: this.preamble,
       tools: this.tools().map((t) => t.spec.name),
-      skills: this.skills,
-      activeSkill: this.activeSkill,
       contextWindow: this.contextWindow,
     });
-    for (const diagnostic of built.diagnostics) {
-      const line = `${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}`;
-      if (this.told.has(line)) continue;
-      this.told.add(line);
-      this.options.notice(line);
-    }
-    return built;
   }
 
   systemPrompt(): string {
@@ -279,22 +252,27 @@ export class AgentSession {
     });
   }
 
+  get skills(): readonly Skill[] {
+    return this.prompt.skills;
+  }
+
+  /** The skill whose instructions are last in the system prompt (`--skill`, `/skill`); undefined: none. */
+  get activeSkill(): Skill | undefined {
+    return this.prompt.active;
+  }
+
+  set activeSkill(skill: Skill | undefined) {
+    this.prompt.active = skill;
+  }
+
   /** `--skill` / `/skill NAME`: throws IonError for an unknown or unavailable skill. */
-  async activateSkill(name: string): Promise<Skill> {
-    const found = this.skills.find((skill) => skill.name === name);
-    if (found?.available) {
-      this.activeSkill = found;
-      return found;
-    }
-    // resolveSkill says why (unknown, with suggestions; or unavailable, with the reason); it loads fuse.js.
-    const { resolveSkill } = await import("../skills/resolve.ts");
-    this.activeSkill = resolveSkill(this.skills, name, { available: true });
-    return this.activeSkill;
+  activateSkill(name: string): Promise<Skill> {
+    return this.prompt.activate(name);
   }
 
   /** Names of the skills the model can read. */
   availableSkills(): string[] {
-    return this.skills.filter((skill) => skill.available).map((skill) => skill.name);
+    return this.prompt.available();
   }
 
   /** Switches provider/model for the next turns (`/model`); throws IonError for an unknown one. */
@@ -316,7 +294,13 @@ export class AgentSession {
    */
   async *turn(content: UserBlock[], signal: AbortSignal): AsyncGenerator<AgentEvent> {
     const message: UserMessage = { role: "user", content };
-    this.checkFits(message);
+    const tooLarge = oversized(message, {
+      system: this.systemPrompt(),
+      tools: this.tools().map((t) => t.spec),
+      window: this.contextWindow,
+      label: `${this.provider.id}/${this.model}`,
+    });
+    if (tooLarge) throw tooLarge;
     try {
       await this.ensureFile(promptText(content));
       const { provider, model } = this;
@@ -383,7 +367,7 @@ export class AgentSession {
     const messages = this.conversation.messages();
     if (!messages.some((m) => m.role === "assistant"))
       throw new IonError("usage", "nothing to compact yet: the conversation has no answer");
-    const { compactMessages } = await import("./compact.ts");
+    const { boundaryEvent, compactMessages } = await import("./compact.ts");
     const tools = this.tools().map((t) => t.spec);
     const system = this.systemPrompt();
     const started = Date.now();
@@ -409,16 +393,7 @@ export class AgentSession {
       duration_api_ms: Date.now() - started,
     });
     if (signal.aborted) return;
-    const event: AgentEvent = {
-      type: "compact_boundary",
-      trigger: "manual",
-      pre_tokens: compacted.tokensBefore,
-      post_tokens: compacted.tokensAfter,
-      summary: compacted.summary,
-      kept: compacted.kept,
-      first_kept: compacted.kept > 0 ? messages[messages.length - compacted.kept] : undefined,
-      method: compacted.method,
-    };
+    const event = boundaryEvent("manual", compacted, messages);
     await this.conversation.record(event);
     this.lastUsage = undefined;
     yield event;
@@ -476,28 +451,6 @@ export class AgentSession {
     return this.store.list(onlyHere ? { cwd: this.options.cwd } : {});
   }
 
-  /**
-   * A message that cannot fit the model's window even with an empty history (a 10 MB pipe, a huge
-   * `-f` file) is refused before anything is sent or saved, naming its size and the window.
-   */
-  private checkFits(message: UserMessage): void {
-    const window = this.contextWindow;
-    if (window === undefined) return;
-    const tokens = estimateTokens(
-      [message],
-      this.systemPrompt(),
-      this.tools().map((t) => t.spec),
-    );
-    if (tokens <= window) return;
-    const chars = message.content.reduce((sum, b) => sum + (b.type === "text" ? b.text.length : 0), 0);
-    const size = chars >= 1e6 ? `${(chars / 1e6).toFixed(1)} MB` : `${Math.round(chars / 1000)} kB`;
-    throw new IonError(
-      "usage",
-      `the message is about ${compactNumber(tokens)} tokens (${size} of text); ${this.provider.id}/${this.model} takes ${compactNumber(window)}`,
-      { hint: "attach less (or a part of it), or pick a model with a larger context window (`ion models`)" },
-    );
-  }
-
   /** Releases the session file's lock. */
   close(): Promise<void> {
     return this.conversation.close();
@@ -544,47 +497,4 @@ export class AgentSession {
     this.conversation.attach(writer);
     this.fileModel = { provider: this.provider.id, model: this.model };
   }
-}
-
-/** The tools (built-ins plus `skill` when there are skills), the skills, and the prompt builder. */
-async function sessionParts(options: SessionOptions, config: Config) {
-  const [{ builtinTools, skillTool }, { loadSkills }, { SystemPromptBuilder }] = await Promise.all([
-    import("../tools/index.ts"),
-    import("../skills/load.ts"),
-    import("../context/system-prompt.ts"),
-  ]);
-  const skills = loadSkills({ cwd: options.cwd, env: options.env });
-  // A broken skill file never stops a run; `ion skills` shows why (and -v says so here).
-  for (const diagnostic of skills.diagnostics)
-    options.log?.(`skills: ${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}`);
-  const builtins = builtinTools();
-  if (skills.items.some((skill) => skill.available)) builtins.push(skillTool(skills.items));
-  for (const name of config.tools?.disabled ?? []) {
-    if (!builtins.some((t) => t.spec.name === name))
-      options.notice(`warning: tools.disabled names an unknown tool "${name}"`);
-  }
-  return { builtins, skills: skills.items, prompts: new SystemPromptBuilder() };
-}
-
-async function resolveTarget(
-  loaded: { config: Config; sources: Record<string, Layer>; keys: Keys },
-  spec: string | undefined,
-  env: Env,
-  fromFlag: boolean,
-): Promise<ModelTarget> {
-  let resolved: { providerId: string; model: string };
-  try {
-    if (fromFlag && spec !== undefined && spec.trim() === "")
-      throw new IonError("config", "-m needs a model as provider/model");
-    resolved = resolveModel(loaded.config, spec, loaded.sources);
-  } catch (err) {
-    // A model named on the command line that cannot be used is a usage error (64), not a broken config.
-    if (fromFlag && err instanceof IonError && err.code === "config")
-      throw new IonError("usage", err.message, { ...(err.hint ? { hint: err.hint } : {}), cause: err });
-    throw err;
-  }
-  const { providerId, model } = resolved;
-  const provider = resolveProvider(loaded.config, providerId, env, loaded.keys);
-  const facts = await modelFacts(loaded.config, provider, model, env, fromFlag);
-  return { provider, model, facts };
 }
