@@ -5,28 +5,14 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Sandbox } from "../support/cli.ts";
-import { useOpenAIServer } from "../support/e2e.ts";
-import type { RecordedRequest } from "../support/fake-llm.ts";
+import { textOf, transcript, useOpenAIServer, type WireMessage } from "../support/e2e.ts";
 
 const KEY = "sk-test-chat-piped-0000000000000000042";
 const MODEL = "openai/gpt-4o-mini";
 const STATUS = /^openai\/gpt-4o-mini · (\d+% ctx · )?\$ unknown · \d+\.\ds$/;
 const { server, env } = useOpenAIServer(KEY);
 
-type Message = { role: string; content: unknown };
-
-function textOf(message: Message): string {
-  const { content } = message;
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => (part as { text?: string }).text ?? "").join("");
-  return "";
-}
-
-function transcript(request: RecordedRequest): string[] {
-  return (request.body as { messages: Message[] }).messages
-    .filter((m) => m.role !== "system")
-    .map((m) => `${m.role}: ${textOf(m)}`);
-}
+type Message = WireMessage;
 
 /** A sandbox with a model configured. */
 async function configured(): Promise<Sandbox> {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
-import { useOpenAIServer } from "../support/e2e.ts";
+import { textOf, transcript, useOpenAIServer, type WireMessage } from "../support/e2e.ts";
 import { type FakeResponse, FIXTURES, type RecordedRequest } from "../support/fake-llm.ts";
 import { HAS_TMUX, processesWith, Terminal } from "../support/tmux.ts";
 import { type ScriptedReply, stallMidStream, streamReply } from "../support/wire-scripts.ts";
@@ -32,23 +32,8 @@ function keyOf(request: RecordedRequest): string {
   return (request.headers.authorization ?? "").replace(/^Bearer /, "");
 }
 
-type Message = { role: string; content: unknown; tool_calls?: unknown[]; tool_call_id?: string };
+type Message = WireMessage;
 type Body = { model: string; messages: Message[] };
-
-/** A message's text, whatever shape the wire gave its content. */
-function textOf(message: Message): string {
-  const { content } = message;
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => (part as { text?: string }).text ?? "").join("");
-  return "";
-}
-
-/** The conversation of a request without its system prompt: `role: text` per message. */
-function transcript(request: RecordedRequest): string[] {
-  return (request.body as Body).messages
-    .filter((m) => m.role !== "system")
-    .map((m) => `${m.role}: ${textOf(m)}`);
-}
 
 async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

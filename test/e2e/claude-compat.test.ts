@@ -10,8 +10,7 @@ import { join, resolve } from "node:path";
 import type { SDKMessage } from "@anthropic-ai/claude-agent-sdk";
 import { digest } from "../compat/consumer.ts";
 import { jsonLines, Sandbox } from "../support/cli.ts";
-import { useOpenAIServer } from "../support/e2e.ts";
-import { FIXTURES } from "../support/fake-llm.ts";
+import { useOpenAIServer, warmCatalog } from "../support/e2e.ts";
 import { errorReply } from "../support/wire-scripts.ts";
 
 const { server, env } = useOpenAIServer("test-key-compat", (url) => ({ ION_MODELS_URL: `${url}/api.json` }));
@@ -19,22 +18,6 @@ const ROOT = resolve(import.meta.dir, "../..");
 const MODEL = ["-m", "openai/gpt-4o"];
 /** Every line any test printed, for the type check at the end. */
 const printed: Record<string, unknown>[] = [];
-
-async function warmCatalog(box: Sandbox): Promise<void> {
-  const list = {
-    object: "list",
-    data: ["gpt-4o"].map((id) => ({ id, object: "model", created: 1, owned_by: "openai" })),
-  };
-  server.enqueue(
-    { body: JSON.stringify(list), headers: { "content-type": "application/json" }, pathSuffix: "/models" },
-    {
-      body: await Bun.file(`${FIXTURES}models-dev-snapshot.json`).text(),
-      headers: { "content-type": "application/json" },
-      pathSuffix: "/api.json",
-    },
-  );
-  expect((await box.run(["models", "--refresh", "--json"], { env })).code).toBe(0);
-}
 
 function read(stdout: string) {
   const lines = jsonLines(stdout);
@@ -45,7 +28,7 @@ function read(stdout: string) {
 describe("a Claude Code stream-json consumer reads ion", () => {
   test("a text answer: text, ids, cost and modelUsage", async () => {
     using box = new Sandbox();
-    await warmCatalog(box);
+    await warmCatalog(server, box, env, ["gpt-4o"]);
     server.enqueueReply("openai", { text: "Paris.", usage: { input: 1000, output: 500 } });
     const run = await box.run(["run", ...MODEL, "-o", "stream-json", "Capital of France?"], { env });
     expect(run.code).toBe(0);

@@ -5,8 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Sandbox } from "../support/cli.ts";
-import { useOpenAIServer } from "../support/e2e.ts";
-import { FIXTURES } from "../support/fake-llm.ts";
+import { useOpenAIServer, warmCatalog } from "../support/e2e.ts";
 import { ResultSchema } from "../support/output-schemas.ts";
 import { useFakeLLM } from "../support/stream-helpers.ts";
 import { dropMidStream, errorReply, jsonReply, wirePathSuffix } from "../support/wire-scripts.ts";
@@ -26,22 +25,7 @@ function errorLine(stderr: string): string {
   return lines[0]!;
 }
 
-async function cacheListFromA(box: Sandbox): Promise<void> {
-  const list = {
-    object: "list",
-    data: ["gpt-4o", "gpt-4o-mini"].map((id) => ({ id, object: "model", created: 1, owned_by: "openai" })),
-  };
-  a.enqueue(
-    { body: JSON.stringify(list), headers: { "content-type": "application/json" }, pathSuffix: "/models" },
-    {
-      body: await Bun.file(`${FIXTURES}models-dev-snapshot.json`).text(),
-      headers: { "content-type": "application/json" },
-      pathSuffix: "/api.json",
-    },
-  );
-  const run = await box.run(["models", "--refresh", "--json"], { env: envA });
-  expect(run.code).toBe(0);
-}
+const cacheListFromA = (box: Sandbox) => warmCatalog(a, box, envA);
 
 describe("a model list cached from another endpoint", () => {
   test("never refuses a model: the run goes to the new base URL, with a warning", async () => {

@@ -4,35 +4,18 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Sandbox } from "../support/cli.ts";
-import { useOpenAIServer } from "../support/e2e.ts";
-import { FIXTURES } from "../support/fake-llm.ts";
+import { useOpenAIServer, warmCatalog } from "../support/e2e.ts";
 import { ResultSchema } from "../support/output-schemas.ts";
 
 const KEY = "sk-test-catalog-key-000000000000000321";
 const { server, env } = useOpenAIServer(KEY, (url) => ({ ION_MODELS_URL: `${url}/api.json` }));
 
-/** Warms the catalogue cache: the provider's model list plus the models.dev snapshot. */
-async function warmCatalog(box: Sandbox): Promise<void> {
-  const list = {
-    object: "list",
-    data: ["gpt-4o", "gpt-4o-mini"].map((id) => ({ id, object: "model", created: 1, owned_by: "openai" })),
-  };
-  server.enqueue(
-    { body: JSON.stringify(list), headers: { "content-type": "application/json" }, pathSuffix: "/models" },
-    {
-      body: await Bun.file(`${FIXTURES}models-dev-snapshot.json`).text(),
-      headers: { "content-type": "application/json" },
-      pathSuffix: "/api.json",
-    },
-  );
-  const run = await box.run(["models", "--refresh", "--json"], { env });
-  expect(run.code).toBe(0);
-}
+const warm = (box: Sandbox) => warmCatalog(server, box, env);
 
 describe("ion run with a cached catalogue", () => {
   test("total_cost_usd comes from the catalogue's prices", async () => {
     using box = new Sandbox();
-    await warmCatalog(box);
+    await warm(box);
     server.enqueueReply("openai", { text: "priced", usage: { input: 1000, output: 500 } });
     const run = await box.run(["run", "-m", "openai/gpt-4o", "-o", "json", "hi"], { env });
     expect(run.code).toBe(0);
@@ -42,7 +25,7 @@ describe("ion run with a cached catalogue", () => {
 
   test("a price the catalogue does not know makes the cost null, never 0", async () => {
     using box = new Sandbox();
-    await warmCatalog(box);
+    await warm(box);
     // The snapshot has no cache-read price for gpt-4o, and this usage has cached tokens.
     server.enqueueReply("openai", { text: "cached", usage: { input: 100, output: 10, cacheRead: 900 } });
     const run = await box.run(["run", "-m", "openai/gpt-4o", "-o", "json", "hi"], { env });
@@ -52,7 +35,7 @@ describe("ion run with a cached catalogue", () => {
 
   test("an unknown model id is refused before any request, with did-you-mean", async () => {
     using box = new Sandbox();
-    await warmCatalog(box);
+    await warm(box);
     const before = server.requests.length;
     const run = await box.run(["run", "-m", "openai/gpt-4o-mnii", "hi"], { env });
     expect(run.code).toBe(64);
@@ -63,7 +46,7 @@ describe("ion run with a cached catalogue", () => {
 
   test("the same unknown id from the config file is a configuration error (exit 1), not a usage error", async () => {
     using box = new Sandbox();
-    await warmCatalog(box);
+    await warm(box);
     await box.writeConfig({ model: "openai/gpt-4o-mnii" });
     const before = server.requests.length;
     const run = await box.run(["run", "hi"], { env });
