@@ -799,3 +799,106 @@ describe("runAgent: compaction", () => {
     expect(result).toMatchObject({ subtype: "error_interrupted", num_turns: 0 });
   });
 });
+
+describe("runAgent: the seams extensions plug into", () => {
+  test("authorize can deny a read-only call and rewrite another's input; the loop runs what it allowed", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const read = tool("read", true, async (input) => {
+      seen.push(input);
+      return { content: "read ok", is_error: false };
+    });
+    const model = scripted(
+      callTools(
+        { id: "c1", name: "read", input: { path: "secret.env" } },
+        { id: "c2", name: "read", input: { path: "a" } },
+      ),
+      answer("done"),
+    );
+    const { events, result } = await run(agentInput({ tools: [read] }), {
+      stream: model.stream,
+      authorize: async (call) =>
+        call.input.path === "secret.env"
+          ? { allow: false, reason: "blocked by policy: secrets stay private" }
+          : { allow: true, input: { path: "b" } },
+    });
+    expect(seen).toEqual([{ path: "b" }]);
+    const ends = events.filter((e) => e.type === "tool_end");
+    expect(ends.map((e) => [e.id, e.is_error, e.content])).toEqual([
+      ["c1", true, "blocked by policy: secrets stay private"],
+      ["c2", false, "read ok"],
+    ]);
+    expect(result.permission_denials.map((d) => d.tool_use_id)).toEqual(["c1"]);
+  });
+
+  test("afterTool sees every outcome and may replace what the model gets", async () => {
+    const model = scripted(callTools({ id: "c1", name: "read" }), answer("done"));
+    const { events } = await run(agentInput({ tools: [echo("read")] }), {
+      stream: model.stream,
+      afterTool: async (call, outcome) => ({
+        ...outcome,
+        content: `${outcome.content} [checked ${call.id}]`,
+      }),
+    });
+    const sent = model.requests[1]?.messages.at(-1)?.content[0];
+    expect(sent).toMatchObject({ type: "tool_result", content: "read:{} [checked c1]" });
+    expect(events.find((e) => e.type === "tool_end")).toMatchObject({ content: "read:{} [checked c1]" });
+  });
+
+  test("beforeStop can send the model on once with a user message, which is reported", async () => {
+    const model = scripted(answer("half done"), answer("all done"));
+    let asked = 0;
+    const { events, result } = await run(agentInput(), {
+      stream: model.stream,
+      beforeStop: async (text) => (asked++ === 0 ? `not yet: "${text}" misses the tests` : undefined),
+    });
+    expect(asked).toBe(2);
+    expect(result).toMatchObject({ subtype: "success", result: "all done", num_turns: 2 });
+    const nudge = events.find((e) => e.type === "user_message");
+    expect(nudge).toMatchObject({
+      message: { role: "user", content: [{ text: 'not yet: "half done" misses the tests' }] },
+    });
+    expect(model.requests[1]?.messages.at(-1)).toEqual(
+      nudge?.type === "user_message" ? nudge.message : undefined,
+    );
+  });
+
+  test("beforeCompact is told the trigger and its focus reaches the summary request", async () => {
+    const pad = (s: string) => `${s} ${"lorem ipsum ".repeat(33)}`;
+    const messages: Message[] = [
+      userText(pad("P1")),
+      { role: "assistant", content: [{ type: "text", text: pad("A1") }] },
+      userText(pad("P2")),
+      { role: "assistant", content: [{ type: "text", text: pad("A2") }] },
+      userText("P3"),
+    ];
+    const triggers: string[] = [];
+    const model = scripted(answer("SUMMARY"), answer("final"));
+    await run(agentInput({ messages, contextWindow: 500 }), {
+      stream: model.stream,
+      beforeCompact: async (trigger) => {
+        triggers.push(trigger);
+        return "KEEP-THE-DATABASE-DECISIONS";
+      },
+    });
+    expect(triggers).toEqual(["auto"]);
+    expect(JSON.stringify(model.requests[0]?.messages)).toContain("KEEP-THE-DATABASE-DECISIONS");
+  });
+
+  test("contextBlocks go into each request after the conversation, never into the reported messages", async () => {
+    const model = scripted(callTools({ id: "c1", name: "read" }), answer("done"));
+    let calls = 0;
+    const { events } = await run(agentInput({ tools: [echo("read")] }), {
+      stream: model.stream,
+      contextBlocks: async () => [{ type: "text", text: `<memory>recall ${++calls}</memory>` }],
+    });
+    expect(model.requests[0]?.messages.at(-1)?.content.at(-1)).toEqual({
+      type: "text",
+      text: "<memory>recall 1</memory>",
+    });
+    // After tool results the context rides in the same (user) message, after the results.
+    expect(model.requests[1]?.messages.at(-1)?.content.map((b) => b.type)).toEqual(["tool_result", "text"]);
+    for (const event of events)
+      if (event.type === "assistant" || event.type === "tool_results")
+        expect(JSON.stringify(event.message)).not.toContain("<memory>");
+  });
+});
