@@ -11,6 +11,7 @@
  * such a call would set garbage flags — there ion leaves the fds alone. Windows has no such flag.
  */
 import type { Library } from "bun:ffi";
+import { libcName } from "./libc.ts";
 
 const F_GETFL = 3;
 const F_SETFL = 4;
@@ -23,10 +24,11 @@ let library: Fcntl | undefined;
 let remembered: (number | undefined)[] | undefined;
 
 function platform(): { libc: string; nonblock: number } | undefined {
+  const libc = libcName();
+  if (!libc) return undefined;
   if (process.platform === "linux" && (process.arch === "x64" || process.arch === "arm64"))
-    return { libc: "libc.so.6", nonblock: 0o4000 };
-  if (process.platform === "darwin" && process.arch === "x64")
-    return { libc: "/usr/lib/libSystem.B.dylib", nonblock: 0x4 };
+    return { libc, nonblock: 0o4000 };
+  if (process.platform === "darwin" && process.arch === "x64") return { libc, nonblock: 0x4 };
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { dlopen } from "bun:ffi";
+import type { dlopen } from "bun:ffi";
 
 /**
  * A few libc calls through bun:ffi, for what the runtime only offers at a start-up cost: the local
@@ -19,7 +19,8 @@ type Libc = ReturnType<typeof dlopen<typeof SYMBOLS>>["symbols"];
 
 let opened: Libc | null | undefined;
 
-function libcName(): string | undefined {
+/** The C library's file on this platform; undefined where ion does not call it (Windows). */
+export function libcName(): string | undefined {
   if (process.platform === "linux") return "libc.so.6";
   if (process.platform === "darwin") return "/usr/lib/libSystem.B.dylib";
   return undefined;
@@ -29,7 +30,9 @@ export function libc(): Libc | undefined {
   if (opened === undefined) {
     const name = libcName();
     try {
-      opened = name ? dlopen(name, SYMBOLS).symbols : null;
+      // bun:ffi loads on first use: every command imports this module (through fd-modes.ts), few call libc.
+      const ffi = require("bun:ffi") as typeof import("bun:ffi");
+      opened = name ? ffi.dlopen(name, SYMBOLS).symbols : null;
     } catch {
       opened = null; // no such libc here (musl): callers use the runtime instead
     }
