@@ -144,6 +144,25 @@ describe("a gateway's answers", () => {
     expect(result.usage).toMatchObject({ input_tokens: 10, output_tokens: 4 });
   });
 
+  test("on the Anthropic wire too, a web page says to check the base URL", async () => {
+    using box = new Sandbox();
+    const page = "<!doctype html><html><body><h1>Welcome to our site</h1></body></html>";
+    a.enqueue({
+      status: 200,
+      headers: { "content-type": "text/html" },
+      body: page,
+      pathSuffix: "/v1/messages",
+    });
+    const run = await box.run(["run", "-m", "anthropic/claude-sonnet-4-5", "-o", "json", "hi"], {
+      env: { ANTHROPIC_BASE_URL: a.url, ANTHROPIC_API_KEY: KEY },
+    });
+    expect(run.code).toBe(1);
+    expect(errorLine(run.stderr)).toBe(
+      `ion: anthropic answered with a web page (text/html), not an event stream: check the base URL: ${a.url}`,
+    );
+    expect(ResultSchema.parse(JSON.parse(run.stdout)).subtype).toBe("error_during_execution");
+  });
+
   test("a web page where the API should be says to check the base URL", async () => {
     using box = new Sandbox();
     const page = "<!doctype html><html><body><h1>Welcome to our site</h1></body></html>";
