@@ -65,9 +65,13 @@ export async function sessionParts(
     import("./session-prompt.ts"),
   ]);
   const skills = loadSkills({ cwd: options.cwd, env: options.env });
-  // A broken skill file never stops a run; `ion skills` shows why (and -v says so here).
-  for (const diagnostic of skills.diagnostics)
-    options.log?.(`skills: ${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}`);
+  // A broken skill file never stops a run; `ion skills` shows why (and -v says so here). A project
+  // file refused by the project-file rules is always told: it may be an attack.
+  for (const diagnostic of skills.diagnostics) {
+    const line = `skills: ${diagnostic.severity}: ${diagnostic.path}: ${diagnostic.message}`;
+    if (diagnostic.refused) options.notice(`warning: ${diagnostic.path}: ${diagnostic.message}`);
+    else options.log?.(line);
+  }
   const builtins: AgentTool[] = builtinTools();
   if (skills.items.some((skill: Skill) => skill.available)) builtins.push(skillTool(skills.items));
   for (const name of config.tools?.disabled ?? []) {

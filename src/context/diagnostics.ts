@@ -12,6 +12,11 @@ export interface Diagnostic {
   /** `error`: the file was not used. `warning`: it was used, with the change the message names. */
   severity: "error" | "warning";
   message: string;
+  /**
+   * A project file the project-file rules refused (a link out of the project, not a regular file, too
+   * big, another user's): said on every run, not only with -v, since it may be an attack.
+   */
+  refused?: true;
 }
 
 export interface Loaded<T> {

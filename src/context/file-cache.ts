@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
+import { checkProjectFile, NOT_REGULAR } from "../util/project-file.ts";
 import { ioReason } from "./diagnostics.ts";
 
 /**
@@ -6,10 +7,12 @@ import { ioReason } from "./diagnostics.ts";
  * template before every turn and reads one again only when its mtime, size or inode moved.
  *
  *   new TextFileCache(fs?)        fs defaults to node:fs; tests pass a counting one
- *   cache.read(path) → FileText   { kind: "text", text, id } | { kind: "missing" } | { kind: "error", reason }
+ *   cache.read(path, projectRoot?) → FileText   { kind: "text", text, id } | { kind: "missing" } | { kind: "error", reason }
  *
  * Symlinks are followed (stat and read see the target). Text must be UTF-8: anything else is an
- * error, not mojibake in a system prompt.
+ * error, not mojibake in a system prompt. A file that comes from a project (`projectRoot` given) must
+ * also pass the project-file rules (util/project-file.ts): inside the project, regular, capped, the
+ * user's own — otherwise it is an error and is not read at all.
  */
 
 export interface FileStat {
@@ -19,6 +22,8 @@ export interface FileStat {
   /** Device and inode, so one file reached by two paths (a symlink) is recognised. */
   dev: number;
   ino: number;
+  /** The owner, for the project-file rules. */
+  uid: number;
 }
 
 export interface FileSystem {
@@ -32,7 +37,14 @@ export const nodeFileSystem: FileSystem = {
     try {
       const stat = statSync(path, { throwIfNoEntry: false });
       if (!stat) return undefined;
-      return { mtimeMs: stat.mtimeMs, size: stat.size, isFile: stat.isFile(), dev: stat.dev, ino: stat.ino };
+      return {
+        mtimeMs: stat.mtimeMs,
+        size: stat.size,
+        isFile: stat.isFile(),
+        dev: stat.dev,
+        ino: stat.ino,
+        uid: stat.uid,
+      };
     } catch (err) {
       // A path through a regular file ("a/AGENTS.md/x") is as absent as a missing one.
       if (err instanceof Error && "code" in err && err.code === "ENOTDIR") return undefined;
@@ -62,20 +74,38 @@ export class TextFileCache {
     this.#fs = fs;
   }
 
-  read(path: string): FileText {
+  read(path: string, projectRoot?: string): FileText {
     let stat: FileStat | undefined;
     try {
       stat = this.#fs.stat(path);
     } catch (err) {
       return { kind: "error", reason: `cannot read it (${ioReason(err)})` };
     }
-    if (!stat?.isFile) {
+    if (!stat) {
       this.#entries.delete(path);
       return { kind: "missing" };
     }
-    const version = `${stat.mtimeMs}:${stat.size}:${stat.dev}:${stat.ino}`;
+    const version = `${stat.mtimeMs}:${stat.size}:${stat.dev}:${stat.ino}:${projectRoot ?? ""}`;
     const cached = this.#entries.get(path);
     if (cached?.version === version) return cached.result;
+    if (projectRoot !== undefined) {
+      let refused: string | undefined;
+      try {
+        refused = checkProjectFile(path, projectRoot, stat);
+      } catch (err) {
+        refused = `cannot resolve it (${ioReason(err)})`;
+      }
+      // A directory named AGENTS.md inside the project is simply not an instruction file.
+      if (refused !== undefined && refused !== NOT_REGULAR) {
+        const result: FileText = { kind: "error", reason: refused };
+        this.#entries.set(path, { version, result });
+        return result;
+      }
+    }
+    if (!stat.isFile) {
+      this.#entries.delete(path);
+      return { kind: "missing" };
+    }
     let bytes: Uint8Array;
     try {
       bytes = this.#fs.read(path);

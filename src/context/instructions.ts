@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { tokensOfChars } from "../agent/tokens.ts";
 import { configDir, type Env, homeDirIfKnown } from "../config/paths.ts";
-import { findGitRoot } from "../util/git.ts";
+import { type IgnoredRepository, locateRepository } from "../util/git.ts";
 import type { Diagnostic, Loaded } from "./diagnostics.ts";
 import { type FileSystem, TextFileCache } from "./file-cache.ts";
 
@@ -34,6 +34,8 @@ export interface InstructionFile {
 export interface InstructionSlot {
   scope: InstructionScope;
   candidates: string[];
+  /** For project layers: the project's root, which their files must resolve inside. */
+  projectRoot?: string;
 }
 
 export interface InstructionOptions {
@@ -61,27 +63,50 @@ function globalCandidates(env: Env): string[] {
 
 /** Where the layers may be, in prompt order. */
 export function instructionSlots(options: InstructionOptions): InstructionSlot[] {
+  return locateSlots(options).slots;
+}
+
+function locateSlots(options: InstructionOptions): {
+  slots: InstructionSlot[];
+  ignored: IgnoredRepository | undefined;
+} {
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd);
   const slots: InstructionSlot[] = [
     { scope: "ion", candidates: [join(configDir(env), "AGENTS.md")] },
     { scope: "global", candidates: globalCandidates(env) },
   ];
-  for (const dir of projectDirs(cwd)) {
-    slots.push({ scope: "project", candidates: [join(dir, "AGENTS.md"), join(dir, "CLAUDE.md")] });
+  const { repo, ignored } = locateRepository(cwd);
+  const projectRoot = repo?.root ?? cwd;
+  for (const dir of projectDirs(cwd, repo?.root)) {
+    slots.push({
+      scope: "project",
+      candidates: [join(dir, "AGENTS.md"), join(dir, "CLAUDE.md")],
+      projectRoot,
+    });
   }
-  return slots;
+  return { slots, ignored };
 }
 
 /** The git root, then each directory below it down to cwd; just cwd outside a repository. */
-function projectDirs(cwd: string): string[] {
-  const root = findGitRoot(cwd)?.root;
+function projectDirs(cwd: string, root: string | undefined): string[] {
   if (root === undefined) return [cwd];
   const dirs: string[] = [];
   for (let dir = cwd; ; dir = dirname(dir)) {
     dirs.unshift(dir);
     if (dir === root || dirname(dir) === dir) return dirs;
   }
+}
+
+/** Said when the walk up refused another account's repository, as git's safe.directory does. */
+function ignoredRepositoryDiagnostic(ignored: IgnoredRepository): Diagnostic {
+  return {
+    path: ignored.root,
+    severity: "warning",
+    message:
+      `not used as this project's repository: ${ignored.foreignDir} is owned by another user (uid ${ignored.uid}), ` +
+      "so its AGENTS.md and .gitignore files are not read",
+  };
 }
 
 export class InstructionLoader {
@@ -96,9 +121,11 @@ export class InstructionLoader {
     const diagnostics: Diagnostic[] = [];
     // One file reached twice (the global file symlinked into a project, a dotfiles repo) is quoted once.
     const seen = new Set<string>();
-    for (const slot of instructionSlots(options)) {
+    const { slots, ignored } = locateSlots(options);
+    if (ignored) diagnostics.push(ignoredRepositoryDiagnostic(ignored));
+    for (const slot of slots) {
       for (const path of slot.candidates) {
-        const file = this.#files.read(path);
+        const file = this.#files.read(path, slot.projectRoot);
         if (file.kind === "missing") continue; // AGENTS.md absent: try CLAUDE.md
         if (file.kind === "error") {
           diagnostics.push({ path, severity: "warning", message: `${file.reason}; skipped` });

@@ -3,6 +3,8 @@ import { basename, join, resolve } from "node:path";
 import { configDir, type Env, homeDirIfKnown } from "../config/paths.ts";
 import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
 import { ioReason } from "../context/diagnostics.ts";
+import { findGitRoot } from "../util/git.ts";
+import { readProjectFile } from "../util/project-file.ts";
 import { parsedBuiltinSkills } from "./builtin.ts" with { type: "macro" };
 import { parseSkill, type SkillDraft, type SkillOrigin } from "./parse.ts";
 import type { Skill, SkillSource } from "./types.ts";
@@ -29,6 +31,8 @@ const BUILTIN = parsedBuiltinSkills();
 export interface SkillDir {
   path: string;
   source: Exclude<SkillSource, "builtin">;
+  /** For the project's directories: the project root its skill files must resolve inside. */
+  projectRoot?: string;
 }
 
 export interface SkillOptions {
@@ -42,15 +46,23 @@ export function skillDirs(options: SkillOptions): SkillDir[] {
   const env = options.env ?? process.env;
   const cwd = resolve(options.cwd);
   const home = homeDirIfKnown(env);
+  const projectRoot = findGitRoot(cwd)?.root ?? cwd;
   const dirs: SkillDir[] = [
-    { path: join(cwd, ".ion", "skills"), source: "project" },
-    { path: join(cwd, ".agents", "skills"), source: "project" },
+    { path: join(cwd, ".ion", "skills"), source: "project", projectRoot },
+    { path: join(cwd, ".agents", "skills"), source: "project", projectRoot },
     { path: join(configDir(env), "skills"), source: "user" },
     // Without a home directory (no HOME, no passwd entry) there is no ~/.agents/skills to read.
     ...(home === undefined ? [] : [{ path: join(home, ".agents", "skills"), source: "user" as const }]),
   ];
-  // In the home directory ./.agents/skills is ~/.agents/skills: list (and load) it once.
-  return dirs.filter((dir, i) => dirs.findIndex((other) => other.path === dir.path) === i);
+  // In the home directory ./.agents/skills is ~/.agents/skills: list (and load) it once, in the
+  // project's place but as the user's own directory (its links are the user's choice).
+  const unique: SkillDir[] = [];
+  for (const dir of dirs) {
+    const seen = unique.findIndex((other) => other.path === dir.path);
+    if (seen === -1) unique.push(dir);
+    else if (dir.source === "user") unique[seen] = dir;
+  }
+  return unique;
 }
 
 export function loadSkills(options: SkillOptions): Loaded<Skill> {
@@ -109,7 +121,7 @@ function loadDir(dir: SkillDir, diagnostics: Diagnostic[]): SkillDraft[] {
         name: entry.name,
         dir: path,
       };
-      const draft = loadFile(origin, diagnostics, true);
+      const draft = loadFile(origin, diagnostics, true, dir.projectRoot);
       if (draft) folders.push(draft);
     } else if (kind === "file" && entry.name.endsWith(".md")) {
       const origin: SkillOrigin = {
@@ -118,7 +130,7 @@ function loadDir(dir: SkillDir, diagnostics: Diagnostic[]): SkillDraft[] {
         kind: "file",
         name: basename(entry.name, ".md"),
       };
-      const draft = loadFile(origin, diagnostics, false);
+      const draft = loadFile(origin, diagnostics, false, dir.projectRoot);
       if (draft) files.push(draft);
     }
   }
@@ -149,17 +161,16 @@ function entryKind(entry: Dirent, path: string, diagnostics: Diagnostic[]): "dir
   }
 }
 
-function loadFile(origin: SkillOrigin, diagnostics: Diagnostic[], folder: boolean): SkillDraft | undefined {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(origin.path);
-  } catch (err) {
-    const code = err instanceof Error && "code" in err ? err.code : undefined;
-    // A folder without SKILL.md is not a skill (it may hold the user's own material): not a problem.
-    if (folder && code === "ENOENT") return undefined;
-    diagnostics.push({ path: origin.path, severity: "error", message: `cannot read it (${ioReason(err)})` });
-    return undefined;
-  }
+function loadFile(
+  origin: SkillOrigin,
+  diagnostics: Diagnostic[],
+  folder: boolean,
+  projectRoot: string | undefined,
+): SkillDraft | undefined {
+  const bytes = projectRoot
+    ? readFromProject(origin.path, projectRoot, diagnostics, folder)
+    : readFromUser(origin.path, diagnostics, folder);
+  if (bytes === undefined) return undefined;
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -171,6 +182,34 @@ function loadFile(origin: SkillOrigin, diagnostics: Diagnostic[], folder: boolea
   const parsed = parseSkill(text, origin);
   diagnostics.push(...parsed.diagnostics);
   return parsed.skill;
+}
+
+/** A user's skill file: symlinks anywhere are the user's own choice. */
+function readFromUser(path: string, diagnostics: Diagnostic[], folder: boolean): Uint8Array | undefined {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    const code = err instanceof Error && "code" in err ? err.code : undefined;
+    // A folder without SKILL.md is not a skill (it may hold the user's own material): not a problem.
+    if (folder && code === "ENOENT") return undefined;
+    diagnostics.push({ path, severity: "error", message: `cannot read it (${ioReason(err)})` });
+    return undefined;
+  }
+}
+
+/** A project's skill file goes through the project-file rules: a link out of the project is refused. */
+function readFromProject(
+  path: string,
+  root: string,
+  diagnostics: Diagnostic[],
+  folder: boolean,
+): Uint8Array | undefined {
+  const file = readProjectFile(path, root);
+  if (file.kind === "bytes") return file.bytes;
+  if (file.kind === "refused")
+    diagnostics.push({ path, severity: "error", message: `${file.reason}; skipped`, refused: true });
+  else if (!folder) diagnostics.push({ path, severity: "error", message: "cannot read it (no such file)" });
+  return undefined;
 }
 
 /** The names of the skills that can be used, for stream-json's `init.skills`. */

@@ -1,8 +1,9 @@
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { readdir, stat } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { findGitRoot } from "../util/git.ts";
+import { isInside, NOT_REGULAR, readProjectFile } from "../util/project-file.ts";
 import { ToolInputError } from "./define.ts";
 import { displayPath, resolveInWorkspace, type WorkspaceScope } from "./workspace.ts";
 
@@ -54,11 +55,6 @@ function errnoCode(err: unknown): string | undefined {
 const toPosix = (path: string): string => (sep === "/" ? path : path.split(sep).join("/"));
 const joinRel = (parent: string, name: string): string => (parent === "" ? name : `${parent}/${name}`);
 
-function isInsideOrEqual(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
 /**
  * git's precedence: the deepest .gitignore that has a say decides, .git/info/exclude (the first level)
  * has the least. Within one file the last matching rule wins, which `ignore` handles.
@@ -96,6 +92,8 @@ export class FileWalk implements AsyncIterable<WalkedFile> {
   /** Directories and ignore files that could not be read (permission denied, removed meanwhile). */
   readonly unreadable: string[] = [];
   private readonly maxEntries: number;
+  /** The directory the ignore files belong to (the git root, else the workspace): none is read from outside it. */
+  private top: string;
 
   /** `dir` must be an absolute real path inside the workspace, as `resolveInWorkspace` returns it. */
   constructor(
@@ -103,6 +101,7 @@ export class FileWalk implements AsyncIterable<WalkedFile> {
     private readonly options: WalkOptions,
   ) {
     this.maxEntries = options.maxEntries ?? MAX_WALK_ENTRIES;
+    this.top = dir;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<WalkedFile, void, undefined> {
@@ -110,7 +109,8 @@ export class FileWalk implements AsyncIterable<WalkedFile> {
     signal?.throwIfAborted();
     const gitRoot = findGitRoot(this.dir)?.root;
     const root = resolveInWorkspace(".", this.options.scope);
-    const top = gitRoot ?? (isInsideOrEqual(this.dir, root) ? root : this.dir);
+    const top = gitRoot ?? (isInside(this.dir, root) ? root : this.dir);
+    this.top = top;
     const topRel = toPosix(relative(top, this.dir));
     const levels = await this.outerLevels(top, topRel, gitRoot);
 
@@ -187,18 +187,15 @@ export class FileWalk implements AsyncIterable<WalkedFile> {
     return { abs, rel, topRel, levels: own, entries, next: 0 };
   }
 
+  /** An ignore file comes from the repository: read through the project-file rules (a link out, a FIFO or a huge file is not read). */
   private async readRules(path: string): Promise<Ignore | undefined> {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (err) {
-      const code = errnoCode(err);
-      if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
-      if (code !== "EACCES" && code !== "EPERM") throw err;
+    const file = readProjectFile(path, this.top);
+    if (file.kind === "missing" || (file.kind === "refused" && file.reason === NOT_REGULAR)) return undefined;
+    if (file.kind === "refused") {
       this.unreadable.push(path);
       return undefined;
     }
-    return ignore({ ignorecase: IGNORE_CASE }).add(text);
+    return ignore({ ignorecase: IGNORE_CASE }).add(new TextDecoder().decode(file.bytes));
   }
 
   /** A symlink counts as a file when it points at a regular file whose real path is in the workspace. */

@@ -1,6 +1,7 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { homeDir } from "../config/paths.ts";
+import { isInside } from "../util/project-file.ts";
 import { ToolInputError } from "./define.ts";
 
 /** The one path guard every file tool goes through. */
@@ -59,10 +60,6 @@ function realpathAllowMissing(path: string): string {
 /** A relative path that leaves its base (`..`, `../x`); `..foo` is an ordinary name inside it. */
 function leavesBase(rel: string): boolean {
   return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-}
-
-function isInside(path: string, dir: string): boolean {
-  return !leavesBase(relative(dir, path));
 }
 
 /** `~` and `~/x` in configured directories mean the user's home, as in a shell. */

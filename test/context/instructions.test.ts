@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type FileSystem, nodeFileSystem } from "../../src/context/file-cache.ts";
 import {
@@ -91,17 +91,17 @@ describe("instruction layers", () => {
       {
         scope: "project",
         candidates: [join(t.base, "plain/AGENTS.md"), join(t.base, "plain/CLAUDE.md")],
+        projectRoot: join(t.base, "plain"),
       },
     ]);
     expect(load(join(t.base, "plain")).items.map((i) => i.text)).toEqual(["cwd"]);
   });
 
   test("symlinks are followed, and one file reached by two paths is quoted once", () => {
-    tree(t.base, { "shared/AGENTS.md": "shared rules" });
+    const root = repo({ "shared/AGENTS.md": "shared rules" });
     mkdirSync(join(t.xdg, "agents"));
-    symlinkSync(join(t.base, "shared/AGENTS.md"), join(t.xdg, "agents/AGENTS.md"));
-    const root = repo({});
-    symlinkSync(join(t.base, "shared/AGENTS.md"), join(root, "AGENTS.md"));
+    symlinkSync(join(root, "shared/AGENTS.md"), join(t.xdg, "agents/AGENTS.md"));
+    symlinkSync(join(root, "shared/AGENTS.md"), join(root, "AGENTS.md"));
     // The CLAUDE.md-is-a-link-to-AGENTS.md layout of real repositories (vercel/ai).
     tree(root, { "web/AGENTS.md": "web" });
     symlinkSync("AGENTS.md", join(root, "web/CLAUDE.md"));
@@ -193,7 +193,8 @@ describe("instruction layers", () => {
     const dirs = [root, join(root, "packages"), join(root, "packages/core")];
     dirs.forEach((dir, i) => {
       mkdirSync(dir, { recursive: true });
-      symlinkSync(join(FIXTURES, names[i]!), join(dir, "AGENTS.md"));
+      // Copied in: a project's AGENTS.md that links outside the project is not read.
+      copyFileSync(join(FIXTURES, names[i]!), join(dir, "AGENTS.md"));
     });
     const { items, diagnostics } = loadInstructions({ cwd: dirs[2]!, env: t.env });
     expect(diagnostics).toEqual([]);

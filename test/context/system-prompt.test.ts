@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { BUILTIN_TEMPLATE } from "../../src/agent/context.ts";
 import { type FileSystem, nodeFileSystem } from "../../src/context/file-cache.ts";
@@ -139,12 +139,12 @@ describe("buildSystemPrompt", () => {
       "AGENTS.md--ollama-ollama.md",
     ];
     const dirs = [root, join(root, "packages"), join(root, "packages/ai")];
+    // Copied in: project files that link outside the project are not read.
     dirs.forEach((dir, i) => {
       mkdirSync(dir, { recursive: true });
-      symlinkSync(join(FIXTURES, names[i]!), join(dir, "AGENTS.md"));
+      copyFileSync(join(FIXTURES, names[i]!), join(dir, "AGENTS.md"));
     });
-    mkdirSync(join(dirs[2]!, ".agents"), { recursive: true });
-    symlinkSync(join(FIXTURES, "skills"), join(dirs[2]!, ".agents/skills"));
+    cpSync(join(FIXTURES, "skills"), join(dirs[2]!, ".agents/skills"), { recursive: true });
     const cwd = dirs[2]!;
     const skills = loadSkills({ cwd, env: t.env });
     expect(skills.diagnostics.filter((d) => d.severity === "error").map((d) => d.path)).toEqual([

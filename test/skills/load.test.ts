@@ -22,8 +22,8 @@ function skillMd(name: string, description: string, body = `# ${name}\n\nDo it w
 describe("skill directories", () => {
   test("highest precedence first: ./.ion, ./.agents, <config>, ~/.agents", () => {
     expect(skillDirs({ cwd: work(), env: t.env })).toEqual([
-      { path: join(work(), ".ion/skills"), source: "project" },
-      { path: join(work(), ".agents/skills"), source: "project" },
+      { path: join(work(), ".ion/skills"), source: "project", projectRoot: work() },
+      { path: join(work(), ".agents/skills"), source: "project", projectRoot: work() },
       { path: join(t.config, "skills"), source: "user" },
       { path: join(t.home, ".agents/skills"), source: "user" },
     ]);
