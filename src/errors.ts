@@ -2,6 +2,8 @@
  * Typed errors. Every failure a user can see is an IonError with a code; `main.ts` is the one
  * place that turns a code into an exit status and a single line on stderr.
  */
+import { redactText } from "./util/secrets.ts";
+
 export type IonErrorCode =
   | "usage" // bad flags or arguments → 64
   | "config" // malformed or missing configuration → 1
@@ -46,9 +48,12 @@ export function exitCodeFor(code: IonErrorCode): number {
   }
 }
 
-/** The one line a user sees for any thrown value. Never includes a stack trace. */
+/**
+ * The one line a user sees for any thrown value. Never includes a stack trace, nor a key or a URL's
+ * credentials (whichever module wrote the message).
+ */
 export function describeError(err: unknown): string {
-  if (err instanceof IonError) return err.message;
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
+  if (err instanceof IonError) return redactText(err.message);
+  if (err instanceof Error) return redactText(err.message || err.name);
+  return redactText(String(err));
 }

@@ -7,6 +7,7 @@ import type {
   UserMessage,
 } from "../providers/types.ts";
 import type { ToolDisplay } from "../tools/types.ts";
+import { redactText } from "../util/secrets.ts";
 
 /**
  * The one event stream every front end consumes: `run -o text|json|stream-json` and `chat` are
@@ -138,6 +139,8 @@ export function buildResult(fields: Omit<RunResult, "type" | "schema_version" | 
     subtype,
     is_error: subtype !== "success",
     ...rest,
+    // What a program reads and the session file keeps: no key or URL credentials, whoever wrote the error.
+    errors: rest.errors.map((error) => redactText(error)),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Config } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
 import { builtinProvider, defaultContextWindow } from "../providers/registry.ts";
 import type { ResolvedProvider, Usage } from "../providers/types.ts";
+import { maskUrl } from "../util/secrets.ts";
 
 export interface ModelFacts {
   contextWindow: number | undefined;
@@ -48,7 +49,7 @@ export async function modelFacts(
     }
     const why =
       from === undefined || from !== endpointOf(provider)
-        ? `was not fetched from ${provider.baseURL} with this key`
+        ? `was not fetched from ${maskUrl(provider.baseURL)} with this key`
         : `is ${formatAge(catalog.age_ms)} old`;
     warnings.push(
       `"${id}" is not in the cached model list, which ${why}; sending it anyway (\`ion models --refresh\` updates the list)`,

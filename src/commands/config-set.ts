@@ -4,12 +4,14 @@ import {
   type EditResult,
   getAt,
   isKnownPath,
+  type JsonObject,
   type KeyRef,
   keyRef,
   parseKeyPath,
   parseValue,
   readConfigObject,
   removeKey,
+  setAt,
   setConfigValue,
   suggestPath,
   unsetConfigValue,
@@ -18,8 +20,8 @@ import { type LoadedConfig, writeKey } from "../config/load.ts";
 import { configDir, configFiles, type Env } from "../config/paths.ts";
 import { knownProviderIds, selectedProviderId } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
-import { maskKey } from "../providers/errors.ts";
 import { builtinProvider } from "../providers/registry.ts";
+import { maskConfigSecrets, maskKey } from "../util/secrets.ts";
 import { loadSettings } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
 import { initArgs, setArgs, unsetArgs } from "./config.ts";
@@ -88,8 +90,16 @@ export async function setConfig(rawArgs: string[]): Promise<void> {
     value = asText;
   }
   warnUnknown(result, file);
-  process.stdout.write(`${name} = ${JSON.stringify(value)}  (${file})\n`);
+  process.stdout.write(`${name} = ${JSON.stringify(shownValue(path, value))}  (${file})\n`);
   if (file === files.user) await noteOverride(name, path, env, files.project);
+}
+
+/** A value just set, as echoed: header secrets and URL credentials masked as `config show` masks them. */
+function shownValue(path: readonly string[], value: unknown): unknown {
+  const holder: JsonObject = {};
+  setAt(holder, path, structuredClone(value));
+  maskConfigSecrets(holder);
+  return getAt(holder, path);
 }
 
 /** `ion config unset KEY [--project]`: removing something that is not set is not an error. */

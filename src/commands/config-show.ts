@@ -3,13 +3,13 @@ import type { LoadedConfig } from "../config/load.ts";
 import { cacheDir, configDir, configFiles, dataDir, type Env } from "../config/paths.ts";
 import { selectedProviderId } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
-import { maskKey } from "../providers/errors.ts";
 import { BUILTIN_PROVIDERS } from "../providers/registry.ts";
+import { maskConfigSecrets } from "../util/secrets.ts";
 import { loadSettings } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
 import { getArgs, pathArgs, showArgs } from "./config.ts";
 
-/** The merged configuration as shown to the user: keys masked, each leaf's source named. */
+/** The merged configuration as shown to the user: secrets masked, each leaf's source named. */
 export interface ConfigView {
   config: JsonObject;
   /** Dotted leaf path → `default`, a file path, `env ION_MODEL`, `keys.json`, `env OPENAI_API_KEY`, `flag`. */
@@ -17,17 +17,6 @@ export interface ConfigView {
 }
 
 const ENV_SETTINGS: Record<string, string> = { model: "ION_MODEL", provider: "ION_PROVIDER" };
-
-/** Header names whose values are credentials. */
-const SECRET_HEADER = /authorization|api[-_]?key|token|secret|cookie|password/i;
-
-function maskSecrets(node: JsonObject, inHeaders = false): void {
-  for (const [key, value] of Object.entries(node)) {
-    if (typeof value === "string" && (key === "api_key" || (inHeaders && SECRET_HEADER.test(key))))
-      node[key] = maskKey(value);
-    else if (isObject(value)) maskSecrets(value, key === "headers");
-  }
-}
 
 function nonEmpty(value: unknown): value is string {
   return typeof value === "string" && value.trim() !== "";
@@ -65,7 +54,7 @@ export function buildView(loaded: LoadedConfig, env: Env): ConfigView {
     if (name) addKey(provider.id, env[name]!, `env ${name}`);
   }
   if (Object.keys(providers).length > 0) config.providers = providers;
-  maskSecrets(config);
+  maskConfigSecrets(config);
   return { config, sources };
 }
 

@@ -4,11 +4,15 @@ import { IonError } from "../errors.ts";
 import { builtinProvider } from "../providers/registry.ts";
 import { colorEnabled, createStyle } from "../ui/style.ts";
 import { type Cell, renderTable } from "../ui/table.ts";
+import { maskUrl, redactText } from "../util/secrets.ts";
 import { loadSettings, terminal } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
 import { listArgs } from "./providers.ts";
 
-/** One element of `ion providers --json`. Never holds a key: `auth` says where the key comes from. */
+/**
+ * One element of `ion providers --json`. Never holds a key: `auth` says where the key comes from, and
+ * `base_url` is shown without credentials.
+ */
 export interface ProviderListItem {
   id: string;
   name: string;
@@ -66,10 +70,10 @@ export function describeProvider(
     const resolved = resolveProvider(config, id, env, keys);
     const auth =
       resolved.keySource === "none" && builtin?.needsKey === false ? "not needed" : resolved.keySource;
-    return { ...base, name: resolved.name, base_url: resolved.baseURL, auth, error: null };
+    return { ...base, name: resolved.name, base_url: maskUrl(resolved.baseURL), auth, error: null };
   } catch (err) {
     // A provider configured wrongly (no api_base, a bad URL) is listed with the reason, not fatal.
     if (!(err instanceof IonError && err.code === "config")) throw err;
-    return { ...base, base_url: null, auth: null, error: err.message };
+    return { ...base, base_url: null, auth: null, error: redactText(err.message) };
   }
 }

@@ -1,8 +1,8 @@
 import Fuse from "fuse.js";
 import { describeError, IonError } from "../errors.ts";
 import type { Catalog, LoadCatalogOptions, ModelInfo } from "../providers/catalog.ts";
-import { maskKey } from "../providers/errors.ts";
 import { BUILTIN_PROVIDERS, builtinProvider } from "../providers/registry.ts";
+import { maskKey } from "../util/secrets.ts";
 import { editConfig, isObject, unsetAt } from "./edit.ts";
 import { type LoadedConfig, loadConfig, writeKey } from "./load.ts";
 import { configDir, type Env } from "./paths.ts";

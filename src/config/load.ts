@@ -2,6 +2,7 @@ import { mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
 import { removeTemp } from "../util/remove-temp.ts";
+import { holdsSecret } from "../util/secrets.ts";
 import { configFiles, type Env } from "./paths.ts";
 import type { Config, Keys, Layer } from "./schema.ts";
 
@@ -49,6 +50,7 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   const layers: Array<[Layer, Config]> = [["default", DEFAULT_CONFIG]];
 
   const user = await readJson(files.user);
+  await warnIfSharedSecrets(files.user, user, warnings);
   if (user !== undefined) layers.push(["user", await checkConfig(files.user, user, warnings)]);
 
   const project = files.project === files.user ? undefined : await readJson(files.project);
@@ -100,13 +102,22 @@ async function readKeys(file: string, warnings: string[]): Promise<Keys> {
   const { KeysSchema, validate } = await loadSchemas();
   const result = validate(KeysSchema, raw);
   if (!result.ok) throw new IonError("config", `${file}: ${result.error}`);
-  if (process.platform !== "win32") {
-    const mode = (await stat(file)).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      warnings.push(`${file} is readable by other users (mode ${mode.toString(8)}); run: chmod 600 ${file}`);
-    }
-  }
+  await warnIfShared(file, warnings);
   return result.value;
+}
+
+/** A file holding secrets that other accounts can read: one warning naming the fix. */
+async function warnIfShared(file: string, warnings: string[]): Promise<void> {
+  if (process.platform === "win32") return;
+  const mode = (await stat(file)).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    warnings.push(`${file} is readable by other users (mode ${mode.toString(8)}); run: chmod 600 ${file}`);
+  }
+}
+
+/** `config.json` too, when it holds a key, a secret header or URL credentials (keys.json always does). */
+async function warnIfSharedSecrets(file: string, raw: unknown, warnings: string[]): Promise<void> {
+  if (holdsSecret(raw)) await warnIfShared(file, warnings);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -181,17 +192,20 @@ export async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** Writes JSON atomically (temp file + rename). `mode` defaults to the existing file's mode. */
+/**
+ * Writes JSON atomically (temp file + rename), private by default: a directory it creates is 0700, a
+ * new file 0600. An existing file keeps its mode, less group and other access once it holds a secret.
+ */
 export async function atomicWriteJson(path: string, value: unknown, mode?: number): Promise<void> {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   try {
-    await mkdir(dir, { recursive: true });
-    const finalMode = mode ?? (await existingMode(path));
-    const handle = await open(tmp, "wx", finalMode ?? 0o666);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const finalMode = mode ?? privateMode(await existingMode(path), value);
+    const handle = await open(tmp, "wx", finalMode);
     try {
       await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
-      if (finalMode !== undefined) await handle.chmod(finalMode);
+      await handle.chmod(finalMode);
       await handle.sync();
     } finally {
       await handle.close();
@@ -201,6 +215,11 @@ export async function atomicWriteJson(path: string, value: unknown, mode?: numbe
     await removeTemp(tmp);
     throw new IonError("io", `cannot write ${path} (${errorText(err)})`, { cause: err });
   }
+}
+
+function privateMode(existing: number | undefined, value: unknown): number {
+  if (existing === undefined) return 0o600;
+  return holdsSecret(value) ? existing & 0o700 : existing;
 }
 
 async function existingMode(path: string): Promise<number | undefined> {

@@ -12,6 +12,7 @@ import type {
   RawMessageStreamEvent,
   StopReason as WireStopReason,
 } from "@anthropic-ai/sdk/resources/messages";
+import { redactText } from "../util/secrets.ts";
 import {
   abortedError,
   authMessage,
@@ -19,8 +20,8 @@ import {
   droppedError,
   missingKeyError,
   networkError,
+  providerSecrets,
   record,
-  redact,
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import { isJsonResponse, messageAsEvents, webPageInstead } from "./json-answer.ts";
@@ -121,13 +122,13 @@ export function toWireParams(request: StreamRequest): MessageCreateParamsStreami
 
 function sdkLogging(request: StreamRequest) {
   const log = request.log;
-  const key = request.provider.apiKey;
+  const secrets = providerSecrets(request.provider);
   const line =
     (level: string) =>
     (message: string, ...rest: unknown[]): void => {
       if (!log) return;
       const parts = [message, ...rest.map((r) => (typeof r === "string" ? r : Bun.inspect(r)))];
-      log(redact(`anthropic sdk ${level}: ${parts.join(" ")}`, key));
+      log(redactText(`anthropic sdk ${level}: ${parts.join(" ")}`, secrets));
     };
   return {
     logLevel: log ? ("info" as const) : ("off" as const),

@@ -1,3 +1,4 @@
+import { isSecretHeader, maskUrl, redactText } from "../util/secrets.ts";
 import { StalledServerError } from "./idle.ts";
 import { builtinProvider } from "./registry.ts";
 import type { ProviderError, ResolvedProvider } from "./types.ts";
@@ -111,32 +112,45 @@ export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
-/** A server's or runtime's text fit for an error line: no runtime internals, one line, no key. */
-function cleanText(text: string, apiKey: string | undefined, max = SERVER_TEXT_MAX): string {
+/** A server's or runtime's text fit for an error line: no runtime internals, one line, no secret. */
+function cleanText(text: string, provider: ResolvedProvider, max = SERVER_TEXT_MAX): string {
   let out = text;
   // A proxy's HTML error page: its title says it all.
   if (/^\s*</.test(out)) out = /<title[^>]*>([^<]*)<\/title>/i.exec(out)?.[1] ?? out.replace(/<[^>]*>/g, " ");
-  return clip(oneLine(redact(out.replace(RUNTIME_NOISE, ""), apiKey)), max);
+  return clip(oneLine(redactText(out.replace(RUNTIME_NOISE, ""), providerSecrets(provider))), max);
 }
+
+/** Shorter query values (`?v=2`, `?format=json`) are settings, and too common in text to search for. */
+const QUERY_SECRET_MIN = 8;
 
 /**
- * Removes the key from a provider's message, and masks anything else key-shaped (`sk-…`, Groq's
- * `gsk_…`, Google's `AIza…`) the server echoes: behind a gateway the echoed key may be another one.
+ * What only this provider's configuration knows to be secret: the key, secret-looking header values,
+ * the base URL's password and query values (a server may echo them in a path). `redactText` masks
+ * these wherever they appear.
  */
-export function redact(text: string, apiKey: string | undefined): string {
-  let out = text;
-  if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join(maskKey(apiKey));
-  return out.replace(
-    /\b(sk-|gsk_|AIza)[A-Za-z0-9_*-]{8,}/g,
-    (token) => `${token.startsWith("sk-") ? "sk-" : ""}…${token.slice(-4)}`,
-  );
+export function providerSecrets(provider: ResolvedProvider): string[] {
+  const secrets = Object.entries(provider.headers)
+    .filter(([name]) => isSecretHeader(name))
+    .map(([, value]) => value);
+  if (provider.apiKey) secrets.push(provider.apiKey);
+  if (!URL.canParse(provider.baseURL)) return secrets;
+  const url = new URL(provider.baseURL);
+  // `https://TOKEN@host` carries the token as the user name; beside a password it is just a name.
+  const credential = url.password || url.username;
+  if (credential) secrets.push(credential, decoded(credential));
+  for (const value of url.searchParams.values())
+    if (value.length >= QUERY_SECRET_MIN) secrets.push(value, encodeURIComponent(value));
+  return secrets;
 }
 
-/** `sk-proj-abcdef…wxyz` → `sk-…wxyz`: enough to tell keys apart, never enough to use one. */
-export function maskKey(key: string): string {
-  if (key.length <= 8) return "…";
-  const prefix = key.startsWith("sk-") ? "sk-" : "";
-  return `${prefix}…${key.slice(-4)}`;
+/** A URL part as typed before percent-encoding; as it is when it does not decode. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch (err) {
+    if (err instanceof URIError) return part;
+    throw err;
+  }
 }
 
 /** Where ion looks for the provider's key, in its order: config, keys.json, the env vars. */
@@ -195,7 +209,7 @@ export function classifyHttpError(
 ): ProviderError {
   const status = failure.status;
   const said = bodyMessage(failure.body) ?? sdkText(failure.message, status);
-  const text = cleanText(said ?? `HTTP ${status ?? "error"}`, provider.apiKey);
+  const text = cleanText(said ?? `HTTP ${status ?? "error"}`, provider);
   const code = bodyCode(failure.body);
   const wait = retryAfterMs(failure);
   const base = {
@@ -205,7 +219,7 @@ export function classifyHttpError(
   const line = (kind: string) => `${kind} from ${provider.id}: ${text}`;
 
   if (status === 401 || status === 403 || detailsReason(failure.body).includes("API_KEY_INVALID")) {
-    const quoted = said === undefined ? undefined : cleanText(said, provider.apiKey, AUTH_TEXT_MAX);
+    const quoted = said === undefined ? undefined : cleanText(said, provider, AUTH_TEXT_MAX);
     return { kind: "auth", message: authMessage(provider, quoted), ...base };
   }
   if (status === 429 || /rate_limit|RESOURCE_EXHAUSTED/.test(code)) {
@@ -231,7 +245,7 @@ export function classifyHttpError(
     // Nothing in the answer names the model: the path itself does not exist on this server.
     return {
       kind: "bad_request",
-      message: `${provider.id} has no such endpoint (404 ${text}): check the base URL: ${provider.baseURL}${baseURLHint(provider)}`,
+      message: `${provider.id} has no such endpoint (404 ${text}): check the base URL: ${maskUrl(provider.baseURL)}${baseURLHint(provider)}`,
       ...base,
     };
   }
@@ -266,7 +280,7 @@ export function networkError(provider: ResolvedProvider, cause: unknown): Provid
   if (idle) return idleError(idle);
   return {
     kind: "network",
-    message: `cannot reach ${provider.id} at ${provider.baseURL}: ${cleanText(errorText(cause), provider.apiKey)}`,
+    message: `cannot reach ${provider.id} at ${maskUrl(provider.baseURL)}: ${cleanText(errorText(cause), provider)}`,
   };
 }
 
@@ -275,7 +289,7 @@ export function droppedError(provider: ResolvedProvider, cause: unknown): Provid
   if (idle) return idleError(idle);
   return {
     kind: "stream_dropped",
-    message: `connection to ${provider.id} ended mid-stream: ${cleanText(errorText(cause), provider.apiKey)}`,
+    message: `connection to ${provider.id} ended mid-stream: ${cleanText(errorText(cause), provider)}`,
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Message, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { maskUrl } from "../util/secrets.ts";
 import { record } from "./errors.ts";
 import type { ProviderError, ResolvedProvider } from "./types.ts";
 
@@ -19,7 +20,7 @@ export function webPageInstead(response: Response, provider: ResolvedProvider): 
   return {
     kind: "bad_request",
     status: response.status,
-    message: `${provider.id} answered with a web page (text/html), not an event stream: check the base URL: ${provider.baseURL}`,
+    message: `${provider.id} answered with a web page (text/html), not an event stream: check the base URL: ${maskUrl(provider.baseURL)}`,
   };
 }
 

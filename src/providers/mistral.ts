@@ -18,7 +18,15 @@ import {
   type UsageInfo,
 } from "@mistralai/mistralai/models/components";
 import { HTTPClientError, InvalidRequestError, MistralError } from "@mistralai/mistralai/models/errors";
-import { abortedError, classifyHttpError, droppedError, networkError, record, redact } from "./errors.ts";
+import { redactText } from "../util/secrets.ts";
+import {
+  abortedError,
+  classifyHttpError,
+  droppedError,
+  networkError,
+  providerSecrets,
+  record,
+} from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import type { Message, ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
@@ -322,13 +330,16 @@ function parseBody(text: string): unknown {
   }
 }
 
-/** SDK debug output goes to `request.log`, key redacted; without it, a logger that drops everything
- * (so `MISTRAL_DEBUG` in the environment cannot make the SDK print). */
+/**
+ * SDK debug output (headers included) goes to `request.log`, secrets masked; without it, a logger that
+ * drops everything (so `MISTRAL_DEBUG` in the environment cannot make the SDK print).
+ */
 function sdkLogger(request: StreamRequest): Logger {
   const log = request.log;
   if (!log) return { group: () => undefined, groupEnd: () => undefined, log: () => undefined };
+  const secrets = providerSecrets(request.provider);
   const write = (...args: unknown[]) =>
-    log(redact(formatWithOptions({ colors: false }, ...args), request.provider.apiKey));
+    log(redactText(formatWithOptions({ colors: false }, ...args), secrets));
   return { group: (label?: string) => write(label ?? ""), groupEnd: () => undefined, log: write };
 }
 

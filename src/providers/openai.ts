@@ -12,7 +12,15 @@ import type {
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import { abortedError, classifyHttpError, droppedError, networkError, record, redact } from "./errors.ts";
+import { redactText } from "../util/secrets.ts";
+import {
+  abortedError,
+  classifyHttpError,
+  droppedError,
+  networkError,
+  providerSecrets,
+  record,
+} from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import { completionAsChunk, isJsonResponse, webPageInstead } from "./json-answer.ts";
 import {
@@ -120,11 +128,12 @@ function buildParams(request: StreamRequest): ChatCompletionCreateParamsStreamin
 
 function makeClient(request: StreamRequest): OpenAI {
   const { provider, log } = request;
+  const secrets = providerSecrets(provider);
   const line =
     (level: string) =>
     (message: string, ...rest: unknown[]): void => {
       const parts = rest.map((r) => (typeof r === "string" ? r : Bun.inspect(r, { depth: 4 })));
-      log?.(redact([`openai ${level}:`, message, ...parts].join(" "), provider.apiKey));
+      log?.(redactText([`openai ${level}:`, message, ...parts].join(" "), secrets));
     };
   return new OpenAI({
     baseURL: provider.baseURL,

@@ -62,6 +62,23 @@ describe("atomicWriteJson", () => {
     expect(await mode(file)).toBe(0o600);
   });
 
+  test("a new file is 0600 in a new 0700 directory", async () => {
+    const dir = join(root, "fresh", "ion");
+    await atomicWriteJson(join(dir, "config.json"), { model: "openai/gpt-4o" });
+    expect(await mode(join(dir, "config.json"))).toBe(0o600);
+    expect(await mode(dir)).toBe(0o700);
+    expect(await mode(join(root, "fresh"))).toBe(0o700);
+  });
+
+  test("an existing file loses group and other access once it holds a secret", async () => {
+    const file = join(root, "config.json");
+    await writeFile(file, "{}", { mode: 0o644 });
+    await atomicWriteJson(file, { providers: { gw: { headers: { "X-Title": "ion" } } } });
+    expect(await mode(file)).toBe(0o644);
+    await atomicWriteJson(file, { providers: { gw: { headers: { "x-gateway-key": "gw-secret-0000" } } } });
+    expect(await mode(file)).toBe(0o600);
+  });
+
   test("a failed write leaves the target and no temp file", async () => {
     const dir = join(root, "d");
     await mkdir(dir);

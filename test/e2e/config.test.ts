@@ -229,7 +229,7 @@ describe("ion config show", () => {
       },
     });
     const run = await box.run(["config", "get", "providers.local.headers"]);
-    expect(JSON.parse(run.stdout)).toEqual({ Authorization: "…abcd", "X-Team": "blue" });
+    expect(JSON.parse(run.stdout)).toEqual({ Authorization: "Bearer sk-…abcd", "X-Team": "blue" });
     expect((await box.run(["config", "show"])).stdout).not.toContain(KEY);
   });
 

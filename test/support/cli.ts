@@ -3,7 +3,7 @@
  * by ION_BIN (CI runs the e2e suite once against dist/ion). Every run gets its own HOME, config and
  * data dirs, and an environment with no real provider keys or base URLs.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -60,9 +60,11 @@ export class Sandbox {
     };
   }
 
+  /** Writes a file into the config dir, 0600 as ion writes its own (a shared one holding a key is warned about). */
   async writeConfig(value: unknown, name = "config.json"): Promise<string> {
     const path = join(this.configDir, name);
     await Bun.write(path, typeof value === "string" ? value : JSON.stringify(value, null, 2));
+    chmodSync(path, 0o600);
     return path;
   }
 
