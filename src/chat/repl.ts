@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
@@ -8,6 +7,7 @@ import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
 import { ChatRenderer } from "../ui/chat-render.ts";
 import type { Writer } from "../ui/renderer.ts";
 import type { Style } from "../ui/style.ts";
+import { textLines } from "../util/text-lines.ts";
 import type { ChatContext } from "./context.ts";
 import type { ChatInput } from "./input.ts";
 import { parseSlash, type SlashRegistry } from "./registry.ts";
@@ -263,7 +263,7 @@ async function readPiped(lines: AsyncIterator<string> | undefined): Promise<stri
   }
 }
 
-/** Lines of a non-terminal stdin. */
+/** Lines of a non-terminal stdin; binary data ends the chat with an error (textLines). */
 export function pipedLines(stdin: NodeJS.ReadStream): AsyncIterable<string> {
-  return createInterface({ input: stdin, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
+  return textLines(stdin);
 }

@@ -5,6 +5,7 @@ import { configFiles, dataDir } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS } from "../providers/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
+import { closedByCaller } from "../util/fd-modes.ts";
 import { checkFlags, parseChoice } from "./_shared.ts";
 import { chatArgs } from "./chat.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
@@ -20,6 +21,11 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     });
   if (args.new === true && args.resume !== undefined)
     throw new IonError("usage", "--new and --resume cannot be used together");
+  // Before any request: with stdout closed (`>&-`) every answer could only be lost.
+  if (closedByCaller(1))
+    throw new IonError("io", "cannot write to stdout: it is closed (EBADF), so the answers would be lost", {
+      hint: "nothing was sent; redirect it instead (`> answers.txt`, or `> /dev/null` to discard them)",
+    });
   const cwd = workspaceRoot(args.cwd);
   const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
   const env = process.env;

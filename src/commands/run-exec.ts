@@ -4,6 +4,7 @@ import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
 import { jsonLine, OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
+import { closedByCaller } from "../util/fd-modes.ts";
 import { fdWriter } from "../util/fd-writer.ts";
 import { isTerminal } from "../util/libc.ts";
 import { useProcessStreams } from "../util/stdout.ts";
@@ -15,7 +16,7 @@ import {
   cancelOnSignals,
   exitFor,
   permissionFlags,
-  readStdinText,
+  readStdinBytes,
   requestedFormat,
   setupFailure,
   workspaceRoot,
@@ -49,6 +50,11 @@ export async function executeRun(
       stdout.write(jsonLine({ ...setupFailure(err, newId), uuid: Bun.randomUUIDv7() }));
     throw err;
   }
+  // Before any request: with stdout closed (`>&-`) the answer could only be lost.
+  if (closedByCaller(1))
+    throw new IonError("io", "cannot write to stdout: it is closed (EBADF), so the answer would be lost", {
+      hint: "nothing was sent; redirect it instead (`> answer.txt`, or `> /dev/null` to discard it)",
+    });
   const { createRenderer } = await import("../ui/renderer.ts");
   const { colorEnabled } = await import("../ui/style.ts");
   const stdoutIsTTY = isTerminal(1);
@@ -139,7 +145,7 @@ export async function executeRun(
         files: repeated.file ?? [],
         cwd,
         stdinIsTTY,
-        readStdin: readStdinText,
+        readStdin: readStdinBytes,
       });
       turns = [content];
     }

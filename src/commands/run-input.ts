@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
 import type { UserBlock } from "../providers/types.ts";
+import { isBinary } from "../tools/limits.ts";
 
 export interface PromptSources {
   /** The prompt words from the command line, joined; "-" means read it from stdin. */
@@ -9,12 +10,17 @@ export interface PromptSources {
   files: string[];
   cwd: string;
   stdinIsTTY: boolean;
-  readStdin: () => Promise<string>;
+  readStdin: () => Promise<Uint8Array>;
 }
 
-function looksBinary(bytes: Uint8Array): boolean {
-  const sample = bytes.subarray(0, 8000);
-  return sample.includes(0);
+/** The bytes as text, or undefined when they are binary: a NUL byte or invalid UTF-8 anywhere. */
+function textOf(bytes: Uint8Array): string | undefined {
+  if (isBinary(bytes)) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined; // invalid UTF-8 past the sample isBinary looks at
+  }
 }
 
 async function readContextFile(path: string, cwd: string): Promise<string> {
@@ -28,8 +34,21 @@ async function readContextFile(path: string, cwd: string): Promise<string> {
   } catch (err) {
     throw new IonError("io", `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (looksBinary(bytes)) throw new IonError("io", `cannot attach ${path}: it is a binary file`);
-  return new TextDecoder().decode(bytes);
+  const text = textOf(bytes);
+  if (text === undefined)
+    throw new IonError(
+      "io",
+      `cannot attach ${path}: it is a binary file (NUL bytes or invalid UTF-8), not text`,
+    );
+  return text;
+}
+
+/** Piped stdin as text; binary data (`head -c 3000 /dev/urandom | ion run`) is refused as `-f` refuses it. */
+function stdinText(bytes: Uint8Array): string {
+  const text = textOf(bytes);
+  if (text === undefined)
+    throw new IonError("io", "cannot read stdin: it is binary data (NUL bytes or invalid UTF-8), not text");
+  return text;
 }
 
 /**
@@ -39,7 +58,7 @@ async function readContextFile(path: string, cwd: string): Promise<string> {
 export async function buildUserContent(sources: PromptSources): Promise<UserBlock[]> {
   const blocks: UserBlock[] = [];
   let prompt = sources.prompt.trim();
-  const fromStdin = !sources.stdinIsTTY ? await sources.readStdin() : "";
+  const fromStdin = !sources.stdinIsTTY ? stdinText(await sources.readStdin()) : "";
 
   if (prompt === "-" || (prompt === "" && !sources.stdinIsTTY)) {
     prompt = fromStdin.trim();

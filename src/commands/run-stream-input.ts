@@ -1,11 +1,12 @@
-import { createInterface } from "node:readline";
 import type { UserBlock } from "../providers/types.ts";
+import { textLines } from "../util/text-lines.ts";
 
 /**
  * `--input-format stream-json`: Claude Code's input protocol — one JSON object per stdin line,
  * `{"type":"user","message":{"role":"user","content": "text" | [{"type":"text","text":…}, …]}}` — each
  * a turn of the same session, until EOF. A line that is not such a message is skipped with one line
- * on stderr naming it; nothing else on the line is sent.
+ * on stderr naming it; nothing else on the line is sent. Binary data (a NUL byte or invalid UTF-8) is
+ * no protocol at all: it ends the input with an error (textLines), and the turns before it stand.
  */
 
 function textBlocks(content: unknown): UserBlock[] | undefined {
@@ -38,11 +39,11 @@ export function parseUserLine(line: string): UserBlock[] | string {
 }
 
 export async function* userMessages(
-  stdin: NodeJS.ReadableStream,
+  stdin: AsyncIterable<Uint8Array | string>,
   warn: (line: string) => void,
 ): AsyncGenerator<UserBlock[]> {
   let n = 0;
-  for await (const line of createInterface({ input: stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
+  for await (const line of textLines(stdin)) {
     n++;
     if (line.trim() === "") continue;
     const parsed = parseUserLine(line);

@@ -110,10 +110,10 @@ export function permissionFlags(args: { yes?: boolean; "permission-mode"?: strin
   return mapped;
 }
 
-/** All of piped stdin as text; a stdin that cannot be read (a directory: `ion run < /`) is one clear line. */
-export async function readStdinText(): Promise<string> {
+/** All of piped stdin; a stdin that cannot be read (a directory: `ion run < /`) is one clear line. */
+export async function readStdinBytes(): Promise<Uint8Array> {
   try {
-    return await Bun.stdin.text();
+    return await Bun.stdin.bytes();
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new IonError("io", `cannot read stdin: ${/director/i.test(why) ? "it is a directory" : why}`);

@@ -13,6 +13,8 @@
 import type { Library } from "bun:ffi";
 import { libcName } from "./libc.ts";
 
+const F_GETFD = 1;
+const FD_CLOEXEC = 1;
 const F_GETFL = 3;
 const F_SETFL = 4;
 const STDIO = [0, 1, 2] as const;
@@ -22,6 +24,8 @@ type Fcntl = Library<{ fcntl: { args: ["i32", "i32", "i32"]; returns: "i32" } }>
 let library: Fcntl | undefined;
 /** Per fd: its O_NONBLOCK bit when remembered, or undefined when it could not be read (closed fd). */
 let remembered: (number | undefined)[] | undefined;
+/** Per fd: close-on-exec at start, so not inherited: the caller closed it and the runtime put /dev/null there. */
+let closedAtStart: boolean[] = [];
 
 function platform(): { libc: string; nonblock: number } | undefined {
   const libc = libcName();
@@ -49,10 +53,23 @@ export async function rememberStdioModes(): Promise<void> {
   library ??= await open(target.libc);
   if (!library) return;
   const { fcntl } = library.symbols;
+  // An fd inherited through exec never has close-on-exec set; Bun opens /dev/null (O_CLOEXEC) on a closed one.
+  closedAtStart = STDIO.map((fd) => {
+    const fdFlags = fcntl(fd, F_GETFD, 0);
+    return fdFlags >= 0 && (fdFlags & FD_CLOEXEC) !== 0;
+  });
   remembered = STDIO.map((fd) => {
     const flags = fcntl(fd, F_GETFL, 0);
     return flags < 0 ? undefined : flags & target.nonblock;
   });
+}
+
+/**
+ * Whether the caller started ion with `fd` closed (`ion run … >&-`): writes to it would vanish into
+ * /dev/null. False where the modes cannot be read (see above).
+ */
+export function closedByCaller(fd: 0 | 1 | 2): boolean {
+  return closedAtStart[fd] === true;
 }
 
 /** Puts each remembered fd's O_NONBLOCK bit back as it was. Synchronous: it runs right before exit. */

@@ -1,6 +1,7 @@
 import { writeSync } from "node:fs";
+import { closedByCaller } from "./fd-modes.ts";
 import { isTerminal } from "./libc.ts";
-import { stdoutClosed, useProcessStreams, writeFailed } from "./stdout.ts";
+import { closedStdoutError, stdoutClosed, useProcessStreams, writeFailed } from "./stdout.ts";
 
 export interface FdWriter {
   write(text: string): void;
@@ -13,7 +14,8 @@ const RETRY_MS = 1;
  * Writes to stdout or stderr with synchronous `write`s to fd 1 or 2, never creating process.stdout/
  * stderr (~2 ms of start-up). A failed write is handled as one on those streams (stdout.ts: a closed
  * pipe ends ion with 141, hooks first); once the output has failed, further writes are dropped. A
- * pipe left non-blocking by another program is waited for.
+ * pipe left non-blocking by another program is waited for. A stdout the caller closed fails the first
+ * write as a closed fd would, rather than "succeeding" into the /dev/null the runtime put there.
  */
 export function fdWriter(stream: "stdout" | "stderr"): FdWriter {
   const fd = stream === "stdout" ? 1 : 2;
@@ -21,6 +23,10 @@ export function fdWriter(stream: "stdout" | "stderr"): FdWriter {
   return {
     write(text) {
       if (stdoutClosed()) return;
+      if (fd === 1 && closedByCaller(1)) {
+        writeFailed(closedStdoutError(), stream);
+        return;
+      }
       const bytes = encoder.encode(text);
       let offset = 0;
       while (offset < bytes.length) {

@@ -31,6 +31,12 @@ interface Failure {
   message: string | undefined;
 }
 
+/**
+ * The real console.error, taken before a command routes console output elsewhere (console.ts sends
+ * it nowhere in a run): the one line saying why the output failed must still reach stderr.
+ */
+const printError = console.error;
+
 const hooks = new Set<Hook>();
 let failure: Failure | undefined;
 let hooksDone: Promise<void> = Promise.resolve();
@@ -59,14 +65,32 @@ function errnoCode(err: unknown): string | undefined {
   return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
 }
 
+/** Node's "ENOSPC: no space left on device, write" as "no space left on device (ENOSPC)". */
+function reason(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = errnoCode(err);
+  if (code === undefined) return message;
+  const text = message.startsWith(`${code}: `)
+    ? message.slice(code.length + 2).replace(/, \w+$/, "")
+    : message;
+  return `${text} (${code})`;
+}
+
 function failureFor(err: unknown, stream: "stdout" | "stderr"): Failure {
   if (errnoCode(err) === "EPIPE") return { status: BROKEN_PIPE_STATUS, message: undefined };
-  const why = err instanceof Error ? err.message : String(err);
-  return { status: WRITE_FAILED_STATUS, message: `ion: cannot write to ${stream}: ${why}` };
+  return { status: WRITE_FAILED_STATUS, message: `ion: cannot write to ${stream}: ${reason(err)}` };
+}
+
+/**
+ * The failure of writing to a stdout the caller closed (`ion run … >&-`). The runtime puts /dev/null
+ * on a closed fd 1 at start (fd-modes.ts tells), where every write would "succeed" and be lost.
+ */
+export function closedStdoutError(): Error {
+  return Object.assign(new Error("it is closed"), { code: "EBADF" });
 }
 
 function exitWith(exit: Exit, found: Failure): void {
-  if (found.message !== undefined) console.error(found.message);
+  if (found.message !== undefined) printError(found.message);
   exit(found.status);
 }
 
@@ -80,7 +104,7 @@ function failed(err: unknown, stream: "stdout" | "stderr", exit: Exit): void {
   }
   hooksDone = Promise.allSettled([...hooks].map(async (hook) => hook())).then((outcomes) => {
     for (const outcome of outcomes)
-      if (outcome.status === "rejected") console.error(`ion: ${String(outcome.reason)}`);
+      if (outcome.status === "rejected") printError(`ion: ${String(outcome.reason)}`);
   });
   // A command that does not wind down after its hooks ran must not keep ion alive with nowhere to write.
   setTimeout(() => exitWith(exit, found), GRACE_MS).unref();
@@ -133,7 +157,7 @@ export async function settleOutputs(code: number): Promise<number> {
   await new Promise((resolve) => setImmediate(resolve));
   if (!failure) return code;
   await hooksDone;
-  if (failure.message !== undefined) console.error(failure.message);
+  if (failure.message !== undefined) printError(failure.message);
   return failure.status;
 }
 
@@ -147,7 +171,7 @@ export async function writeFast(text: string): Promise<number> {
     return 0;
   } catch (err) {
     const found = failureFor(err, "stdout");
-    if (found.message !== undefined) console.error(found.message);
+    if (found.message !== undefined) printError(found.message);
     return found.status;
   }
 }

@@ -21,7 +21,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function sources(overrides: Partial<PromptSources> & { stdin?: string } = {}) {
+function sources(overrides: Partial<PromptSources> & { stdin?: string | Uint8Array } = {}) {
   let reads = 0;
   const { stdin, ...rest } = overrides;
   const input: PromptSources = {
@@ -31,7 +31,7 @@ function sources(overrides: Partial<PromptSources> & { stdin?: string } = {}) {
     stdinIsTTY: stdin === undefined,
     readStdin: async () => {
       reads++;
-      return stdin ?? "";
+      return typeof stdin === "string" ? new TextEncoder().encode(stdin) : (stdin ?? new Uint8Array());
     },
     ...rest,
   };
@@ -108,6 +108,31 @@ describe("buildUserContent", () => {
     expect(err.code).toBe("io");
     expect(err.message).toContain("image.png");
     expect(err.message).toContain("binary");
+  });
+
+  test("a file of invalid UTF-8 is refused as binary, even past the first 8 KB", async () => {
+    const latin1 = new Uint8Array([...new TextEncoder().encode("a".repeat(9000)), 0xe9, 0x0a]);
+    await writeFile(join(dir, "latin1.txt"), latin1);
+    const err = await ionError(buildUserContent(sources({ prompt: "look", files: ["latin1.txt"] }).input));
+    expect(err.code).toBe("io");
+    expect(err.message).toBe(
+      "cannot attach latin1.txt: it is a binary file (NUL bytes or invalid UTF-8), not text",
+    );
+  });
+
+  test("binary stdin is refused, as the prompt and as context alike", async () => {
+    for (const stdin of [
+      new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x00]),
+      new Uint8Array([0x68, 0x69, 0xff]),
+    ]) {
+      for (const prompt of ["", "summarise"]) {
+        const err = await ionError(buildUserContent(sources({ prompt, stdin }).input));
+        expect(err.code).toBe("io");
+        expect(err.message).toBe(
+          "cannot read stdin: it is binary data (NUL bytes or invalid UTF-8), not text",
+        );
+      }
+    }
   });
 
   test("a missing file is an io error naming it", async () => {
