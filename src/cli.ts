@@ -3,6 +3,7 @@ import { describeError, exitCodeFor, IonError } from "./errors.ts";
 import { rememberStdioModes, restoreStdioModes } from "./util/fd-modes.ts";
 import type { FdWriter } from "./util/fd-writer.ts";
 import { settleOutputs, stdoutClosed, watchOutputs, writeFast } from "./util/stdout.ts";
+import { safeForTerminal } from "./util/terminal-text.ts";
 import { VERSION, VERSION_TEXT } from "./version.ts";
 
 type LoadCommand = () => Promise<CommandDef>;
@@ -74,8 +75,9 @@ function report(err: unknown): number {
   const code = err instanceof IonError ? err.code : "internal";
   // Once the output has gone, what fails next is its consequence (an aborted run), not news.
   if (stdoutClosed()) return exitCodeFor(code);
-  writeErr(`ion: ${describeError(err)}`);
-  if (err instanceof IonError && err.hint) writeErr(`  ${err.hint}`);
+  // An error can quote a server's reply or a file name: nothing in it may drive the terminal.
+  writeErr(`ion: ${safeForTerminal(describeError(err))}`);
+  if (err instanceof IonError && err.hint) writeErr(`  ${safeForTerminal(err.hint)}`);
   if (code === "internal" && process.env.ION_DEBUG && err instanceof Error && err.stack) writeErr(err.stack);
   return exitCodeFor(code);
 }

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { createInterface, type Interface } from "node:readline";
+import { clearScreenDown, createInterface, cursorTo, type Interface, moveCursor } from "node:readline";
 
 /**
  * The chat's line input on a terminal: node:readline for editing, history and completion, plus what
@@ -162,6 +162,25 @@ export class ChatInput {
       this.rl.resume();
       this.state = before;
     }
+  }
+
+  /**
+   * A line above the line being edited (what Shift+Tab changed): the edited line is erased, the text
+   * printed, and the prompt with what was typed drawn again below it. Outside editing, just a line.
+   */
+  say(text: string): void {
+    const { output } = this.options;
+    if (this.state !== "idle") {
+      output.write(`${text}\n`);
+      return;
+    }
+    moveCursor(output, 0, -this.rl.getCursorPos().rows);
+    cursorTo(output, 0);
+    clearScreenDown(output);
+    output.write(`${text}\n`);
+    this.internals.prevRows = 0;
+    this.rl.setPrompt(this.options.prompt());
+    this.internals._refreshLine();
   }
 
   /** Redraws the prompt (after Ctrl+T / Shift+Tab changed what it shows). */

@@ -13,6 +13,12 @@ export interface SlashCommand<Context> {
   summary: string;
   /** Candidates for the argument being typed (model ids, session ids, levels). */
   complete?: (partial: string, context: Context) => Promise<string[]> | string[];
+  /**
+   * Why a line of piped input (not typed on a terminal) may not run the command with these arguments —
+   * it would raise what ion does without asking, or write where the line says — or undefined when it
+   * may. Piped text is often a document, and a document must not grant itself permissions.
+   */
+  refuseWhenPiped?: (args: string, context: Context) => string | undefined;
   run: (args: string, context: Context) => Promise<void> | void;
 }
 

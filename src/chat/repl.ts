@@ -27,11 +27,16 @@ export interface ChatIO {
   color: boolean;
   /** stdin and stdout are terminals. */
   interactive: boolean;
+  /**
+   * stdin is a terminal: a person types the lines. Otherwise the lines are piped text, often a document:
+   * they may not raise the mode (`refuseWhenPiped`), and no setting they change is saved.
+   */
+  typed: boolean;
   /** The terminal's line input; undefined when stdin is a pipe. */
   input: ChatInput | undefined;
   /** Lines of piped stdin; used when `input` is undefined. */
   lines: AsyncIterable<string> | undefined;
-  /** The user config file, where Ctrl+T, Shift+Tab, /think and /mode are saved. */
+  /** The user config file, where Ctrl+T, Shift+Tab, /think and /mode typed on a terminal are saved. */
   configFile: string;
   pick: ChatContext["pick"];
 }
@@ -120,6 +125,12 @@ export class Chat {
       );
       return;
     }
+    const refusal = this.io.typed ? undefined : command.refuseWhenPiped?.(parsed.args, this.context);
+    if (refusal !== undefined) {
+      const line = `/${parsed.name}${parsed.args ? ` ${parsed.args}` : ""}`;
+      this.context.print(this.io.style.red(`ion: ${line} refused: ${refusal}; nothing was sent`));
+      return;
+    }
     try {
       await command.run(parsed.args, this.context);
     } catch (err) {
@@ -194,43 +205,54 @@ export class Chat {
 
   /** Ctrl+T: off → low → medium → high → off. */
   cycleThinking(): Promise<void> {
-    return this.setThinking(nextOf(THINKING_LEVELS, this.session.thinking), false);
+    return this.setThinking(nextOf(THINKING_LEVELS, this.session.thinking), "key");
   }
 
   /** Shift+Tab: read → ask → auto → read. */
   cycleMode(): Promise<void> {
-    return this.setMode(nextOf(PERMISSION_MODES, this.session.mode), false);
+    return this.setMode(nextOf(PERMISSION_MODES, this.session.mode), "key");
   }
 
-  private async setThinking(level: ThinkingLevel, say = true): Promise<void> {
+  private async setThinking(level: ThinkingLevel, via: "command" | "key" = "command"): Promise<void> {
     this.session.thinking = level;
-    await this.persist(["thinking"], level);
-    if (say) this.context.print(this.io.style.dim(`thinking: ${level}`));
+    const kept = await this.keep(["thinking"], level);
+    // Ctrl+T is shown by the prompt's tag alone (it is pressed several times in a row), unless not saved.
+    if (via === "command" || !kept.saved)
+      this.context.print(this.io.style.dim(`thinking: ${level}${kept.note}`));
     this.io.input?.refresh();
   }
 
-  private async setMode(mode: PermissionMode, say = true): Promise<void> {
+  /** The mode is never changed in the file unseen: Shift+Tab says so too, above the prompt. */
+  private async setMode(mode: PermissionMode, via: "command" | "key" = "command"): Promise<void> {
     this.session.mode = mode;
-    await this.persist(["permissions", "mode"], mode);
-    if (say) this.context.print(this.io.style.dim(`mode: ${mode}`));
+    const line = this.io.style.dim(`mode: ${mode}${(await this.keep(["permissions", "mode"], mode)).note}`);
+    if (via === "key" && this.io.input) this.io.input.say(line);
+    else this.context.print(line);
     this.io.input?.refresh();
   }
 
   /**
-   * Saved in the user config so the next chat starts the same; a failure is said, not fatal. Saves
+   * Saves a setting typed on a terminal in the user config, so the next chat starts the same, and
+   * says where (or why not: a failure is said, not fatal); piped lines change this chat only. Saves
    * run one after another: two quick Ctrl+T presses must leave the second level in the file.
    */
-  private persist(path: string[], value: string): Promise<void> {
+  private async keep(path: string[], value: string): Promise<{ saved: boolean; note: string }> {
+    if (!this.io.typed)
+      return { saved: false, note: " (this chat only: piped input does not change your saved default)" };
+    let failure: string | undefined;
     this.saves = this.saves.then(async () => {
       try {
         // The config editor (and the schema and fuse.js it brings) loads on the first change, not at start.
         const { setConfigValue } = await import("../config/edit.ts");
         await setConfigValue(this.io.configFile, path, value);
       } catch (err) {
-        this.context.print(this.io.style.dim(`(not saved in ${this.io.configFile}: ${describeError(err)})`));
+        failure = describeError(err);
       }
     });
-    return this.saves;
+    await this.saves;
+    if (failure !== undefined)
+      return { saved: false, note: ` (not saved in ${this.io.configFile}: ${failure})` };
+    return { saved: true, note: ` (saved as your default in ${this.io.configFile})` };
   }
 
   private models(): Promise<ModelInfo[]> {

@@ -125,11 +125,21 @@ const think: Command = {
   },
 };
 
+/** How much each mode lets tools do without asking. */
+const MODE_RANK: Record<PermissionMode, number> = { read: 0, ask: 1, auto: 2 };
+
 const mode: Command = {
   name: "mode",
   args: "read|ask|auto",
   summary: "permission mode: read-only tools, ask before writes, or run everything",
   complete: () => [...PERMISSION_MODES],
+  // Lowering the mode (or asking what it is) is always safe; raising it takes a person at a terminal.
+  refuseWhenPiped(args, context) {
+    const current = context.session.mode;
+    if (!Object.hasOwn(MODE_RANK, args) || MODE_RANK[args as PermissionMode] <= MODE_RANK[current])
+      return undefined;
+    return `piped input cannot raise the permission mode (it stays ${current}; \`ion chat -y\` starts in auto)`;
+  },
   async run(args, context) {
     if (!args) {
       context.print(`mode: ${context.session.mode}`);
@@ -229,6 +239,8 @@ const exportCommand: Command = {
   name: "export",
   args: "[file]",
   summary: "write this session as Markdown",
+  // A piped line naming a file could overwrite any file of the user's (~/.bashrc) with chat text.
+  refuseWhenPiped: (args) => (args ? "piped input cannot choose where a file is written" : undefined),
   async run(args, context) {
     const { session } = context;
     if (!session.saving)

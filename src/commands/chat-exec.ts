@@ -5,6 +5,7 @@ import { configFiles, dataDir } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS } from "../providers/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
+import { safeForTerminal } from "../util/terminal-text.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
 import { checkFlags, parseChoice } from "./_shared.ts";
 import { chatArgs } from "./chat.ts";
@@ -41,7 +42,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   // 25× later than the binary's default 4 (measured: +20 % instead, no slower to the first character).
   Bun.unsafe.setJITPolicy(100);
   const progress = interactive ? process.stdout : process.stderr;
-  const notice = (line: string) => progress.write(`${style.dim(`ion: ${line}`)}\n`);
+  const notice = (line: string) => progress.write(`${style.dim(`ion: ${safeForTerminal(line)}`)}\n`);
 
   // The approver needs the line input, which exists only once the session (and any first-run setup) is open.
   let approve: ApproveFn | undefined;
@@ -118,6 +119,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     style,
     color,
     interactive,
+    typed: process.stdin.isTTY === true,
     input,
     lines: interactive ? undefined : pipedLines(process.stdin),
     configFile: configFiles(cwd, env).user,

@@ -18,6 +18,7 @@ import {
 } from "../config/edit.ts";
 import { type LoadedConfig, writeKey } from "../config/load.ts";
 import { configDir, configFiles, type Env } from "../config/paths.ts";
+import { projectKeyRule } from "../config/project-rules.ts";
 import { knownProviderIds, selectedProviderId } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { builtinProvider } from "../providers/registry.ts";
@@ -26,9 +27,6 @@ import { loadSettings } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
 import { initArgs, setArgs, unsetArgs } from "./config.ts";
 import { checkKey, readKey } from "./config-key.ts";
-
-/** What `loadConfig` ignores in a project file (see load.ts): writing it there would do nothing. */
-const PROJECT_RESTRICTED = ["hooks", "mcpServers", "permissions", "tools"];
 
 function requireKey(command: string, key: unknown): string {
   if (typeof key === "string" && key !== "") return key;
@@ -67,13 +65,14 @@ export async function setConfig(rawArgs: string[]): Promise<void> {
     throw new IonError("config", "API keys are not written to config.json", {
       hint: "set each one on its own, e.g. `ion config set providers.openai.api_key -` (saved to keys.json)",
     });
-  if (args.project === true && PROJECT_RESTRICTED.includes(path[0]!))
+  // What `loadConfig` ignores in a project file (project-rules.ts): writing it there would do nothing.
+  if (args.project === true && projectKeyRule(path) !== "project")
     throw new IonError(
       "config",
-      `a project file cannot set ${path[0]} (project trust is not supported yet)`,
-      {
-        hint: `drop --project to set it in ${files.user}`,
-      },
+      projectKeyRule(path) === "trusted"
+        ? `a project file cannot set ${name} until you trust the project`
+        : `a project file cannot set ${name}: only your user config can`,
+      { hint: `drop --project to set it in ${files.user}` },
     );
   const file = args.project === true ? files.project : files.user;
   let result: EditResult;

@@ -8,6 +8,7 @@ import { closedByCaller } from "../util/fd-modes.ts";
 import { fdWriter } from "../util/fd-writer.ts";
 import { isTerminal } from "../util/libc.ts";
 import { useProcessStreams } from "../util/stdout.ts";
+import { safeForTerminal } from "../util/terminal-text.ts";
 import { checkFlags, parseChoice, parsePositiveInt } from "./_shared.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { runArgs } from "./run.ts";
@@ -119,8 +120,16 @@ export async function executeRun(
       noTools: args.tools === false,
       maxTurns,
       newId,
-      approve: prompt ? createApprover(prompt) : undefined,
-      notice: (line) => stderr.write(`ion: ${line}\n`),
+      // The diff preview (and the tools' diff code) loads with the first approval question.
+      approve: prompt
+        ? createApprover(prompt, async (name, callInput) =>
+            (await import("../ui/preview.ts")).previewCall(name, callInput, {
+              cwd,
+              style: (await import("../ui/style.ts")).createStyle(colorEnabled(stderrIsTTY)),
+            }),
+          )
+        : undefined,
+      notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
       log,
       // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
       ensureModel: () =>

@@ -15,6 +15,7 @@ import { errnoOf, systemMessage } from "../history/io.ts";
 import type { MessageEntry } from "../history/schema.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
 import { removeTemp } from "../util/remove-temp.ts";
+import { safeForTerminal, safeForTerminalDeep } from "../util/terminal-text.ts";
 import { parseStrict } from "./_shared.ts";
 import { exportArgs, rmArgs, showArgs } from "./sessions.ts";
 import { loadSession, openStore, requireId, resolveId } from "./sessions-common.ts";
@@ -40,11 +41,14 @@ export async function removeSession(rawArgs: string[]): Promise<void> {
   process.stdout.write(`removed ${id}\n`);
 }
 
-/** `ion sessions export ID [-o FILE]`: Markdown on stdout, or written atomically to FILE. */
+/**
+ * `ion sessions export ID [-o FILE]`: Markdown on stdout, or written atomically to FILE — without
+ * terminal control sequences either way, since a file is `cat`ed too (`show --json` has the exact text).
+ */
 export async function exportSession(rawArgs: string[]): Promise<void> {
   const args = parseStrict("sessions export", rawArgs, exportArgs, 1);
   const loaded = await loadSession(openStore(), requireId("sessions export", args.id));
-  const markdown = renderMarkdown(loaded);
+  const markdown = safeForTerminal(renderMarkdown(loaded));
   if (typeof args.output !== "string") {
     process.stdout.write(markdown);
     return;
@@ -87,8 +91,12 @@ async function isDirectory(path: string): Promise<boolean> {
 const RESULT_LINES = 12;
 const RESULT_CHARS = 1200;
 
-/** The readable transcript: every entry in file order, compacted-away messages marked as such. */
-export function renderTranscript(t: Transcript, style: Style): string {
+/**
+ * The readable transcript: every entry in file order, compacted-away messages marked as such. What
+ * the session holds was written by a model and tools: it is made safe for the terminal before styling.
+ */
+export function renderTranscript(raw: Transcript, style: Style): string {
+  const t = safeForTerminalDeep(raw);
   const { header, entries } = t;
   const totals = transcriptTotals(t);
   const names = toolNames(entries);

@@ -45,16 +45,22 @@ async function load(cwd: string | undefined) {
   return loaded;
 }
 
+/** Skill files come from repositories: everything printed from them is made safe for a terminal. */
 async function output() {
   const { fdWriter, terminal } = await import("../util/fd-writer.ts");
-  return { stdout: fdWriter("stdout"), stderr: fdWriter("stderr"), terminal };
+  const { safeForTerminal } = await import("../util/terminal-text.ts");
+  return { stdout: fdWriter("stdout"), stderr: fdWriter("stderr"), terminal, safe: safeForTerminal };
 }
 
 /** Bad skill files are reported after the listing; they never fail the command. */
-function report(stderr: { write(text: string): void }, diagnostics: readonly Diagnostic[]): void {
+function report(
+  stderr: { write(text: string): void },
+  diagnostics: readonly Diagnostic[],
+  safe: (text: string) => string,
+): void {
   for (const d of diagnostics) {
     const what = d.severity === "error" ? "skipped" : "warning:";
-    stderr.write(`ion: ${what} ${d.path}: ${d.message}\n`);
+    stderr.write(`ion: ${what} ${safe(`${d.path}: ${d.message}`)}\n`);
   }
 }
 
@@ -68,7 +74,7 @@ const list = defineCommand({
   args: listArgs,
   async run({ rawArgs }) {
     const args = parseStrict("skills list", rawArgs, listArgs, 0);
-    const { stdout, stderr, terminal } = await output();
+    const { stdout, stderr, terminal, safe } = await output();
     const { items, diagnostics } = await load(args.cwd);
     if (args.json === true) {
       const json: SkillListItem[] = items.map((skill) => ({
@@ -86,13 +92,13 @@ const list = defineCommand({
       const columns = ["NAME", "DESCRIPTION", "SOURCE", "AVAILABLE"].map((header) => ({ header }));
       const rows = items.map((skill) => [
         skill.name,
-        oneLine(skill.description, 80),
+        oneLine(safe(skill.description), 80),
         skill.source === "builtin" ? "built-in" : displayPath(skill.path),
         skill.available ? "yes" : `no: ${skill.unavailable}`,
       ]);
       stdout.write(renderTable(columns, rows, { width: terminal().width }));
     }
-    report(stderr, diagnostics);
+    report(stderr, diagnostics, safe);
   },
 });
 
@@ -106,19 +112,21 @@ const show = defineCommand({
   args: showArgs,
   async run({ rawArgs }) {
     const args = parseStrict("skills show", rawArgs, showArgs, 1);
-    const { stdout, stderr } = await output();
+    const { stdout, stderr, safe } = await output();
     const { IonError } = await import("../errors.ts");
     if (typeof args.name !== "string" || args.name === "")
       throw new IonError("usage", "ion skills show needs a skill name", { hint: "`ion skills` lists them" });
     const { items, diagnostics } = await load(args.cwd);
     const { resolveSkill } = await import("../skills/resolve.ts");
     const skill = resolveSkill(items, args.name);
-    stdout.write(`${skill.body}\n`);
-    if (!skill.available) stderr.write(`ion: note: ${skill.name} is unavailable: ${skill.unavailable}\n`);
+    stdout.write(`${safe(skill.body)}\n`);
+    if (!skill.available)
+      stderr.write(`ion: note: ${safe(`${skill.name} is unavailable: ${skill.unavailable}`)}\n`);
     // Only this skill's problems: the others are `ion skills`' business.
     report(
       stderr,
       diagnostics.filter((d) => d.path === skill.path),
+      safe,
     );
   },
 });

@@ -1,6 +1,8 @@
-import { mkdir, open, readFile, rename, stat } from "node:fs/promises";
+import { lstat, mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
+import { findGitRoot } from "../util/git.ts";
+import { PROJECT_FILE_MAX_BYTES, readProjectFile } from "../util/project-file.ts";
 import { removeTemp } from "../util/remove-temp.ts";
 import { holdsSecret } from "../util/secrets.ts";
 import { configFiles, type Env } from "./paths.ts";
@@ -24,6 +26,11 @@ export interface LoadOptions {
   env?: Env;
   /** Settings from command-line flags, applied last. */
   overrides?: Config;
+  /**
+   * The user trusts this project: its file may also set what needs trust (project-rules.ts). Nothing
+   * sets it yet; the trust gate plugs in here.
+   */
+  trustedProject?: boolean;
 }
 
 export interface LoadedConfig {
@@ -39,9 +46,6 @@ export interface LoadedConfig {
 /** Built-in defaults: deliberately empty — no model is hard-coded, and features own their defaults. */
 export const DEFAULT_CONFIG: Config = {};
 
-/** Keys a project file may not set until project trust exists. */
-const PROJECT_RESTRICTED = ["hooks", "mcpServers", "permissions", "tools"] as const;
-
 /** Loads and layers configuration. Reads only: nothing is ever written while loading. */
 export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
@@ -53,17 +57,13 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   await warnIfSharedSecrets(files.user, user, warnings);
   if (user !== undefined) layers.push(["user", await checkConfig(files.user, user, warnings)]);
 
-  const project = files.project === files.user ? undefined : await readJson(files.project);
+  const project =
+    files.project === files.user ? undefined : await readProjectJson(files.project, options.cwd, warnings);
   if (project !== undefined) {
-    const skipped = stripRestricted(project);
-    if (skipped.length > 0) {
-      const names = skipped.map((key) => `"${key}"`).join(", ");
-      warnings.push(
-        `skipped ${names} in ${files.project}: a project file cannot set hooks, mcpServers or tool permissions ` +
-          `(project trust is not supported yet); set them in ${files.user}`,
-      );
-    }
-    layers.push(["project", await checkConfig(files.project, project, warnings)]);
+    const { filterProjectConfig, ignoredKeyWarnings } = await import("./project-rules.ts");
+    const { kept, ignored } = filterProjectConfig(project, { trusted: options.trustedProject === true });
+    warnings.push(...ignoredKeyWarnings(files.project, files.user, ignored));
+    layers.push(["project", await checkConfig(files.project, kept, warnings)]);
   }
 
   const fromEnv: Config = {};
@@ -87,13 +87,6 @@ async function checkConfig(file: string, raw: unknown, warnings: string[]): Prom
   if (!result.ok) throw new IonError("config", `${file}: ${result.error}`);
   for (const key of result.unknownKeys) warnings.push(`unknown key "${key}" in ${file}`);
   return result.value;
-}
-
-function stripRestricted(raw: unknown): string[] {
-  if (!isPlainObject(raw)) return [];
-  const skipped = PROJECT_RESTRICTED.filter((key) => Object.hasOwn(raw, key));
-  for (const key of skipped) delete raw[key];
-  return skipped;
 }
 
 async function readKeys(file: string, warnings: string[]): Promise<Keys> {
@@ -169,15 +162,58 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * The project's `.ion/config.json` through the project-file rules: a link out of the project, a
+ * device or FIFO, a huge file or another user's file is skipped with a warning, never read.
+ */
+async function readProjectJson(file: string, cwd: string, warnings: string[]): Promise<unknown> {
+  // Most projects have none: only when there is one is the project's root looked for.
+  if (!(await entryExists(file))) return undefined;
+  const read = readProjectFile(file, findGitRoot(cwd)?.root ?? cwd);
+  if (read.kind === "missing") return undefined;
+  if (read.kind === "refused") {
+    warnings.push(`skipped ${file}: ${read.reason}`);
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
+  } catch (err) {
+    throw new IonError("config", `${file}: not UTF-8 text`, { cause: err });
+  }
+  return parseJson(file, text);
+}
+
+/** Something (a file, a link, even a dangling one) is at `file`. */
+async function entryExists(file: string): Promise<boolean> {
+  try {
+    await lstat(file);
+    return true;
+  } catch (err) {
+    if (isMissing(err)) return false;
+    throw err;
+  }
+}
+
 /** Reads and parses a JSON file; `undefined` when it does not exist. An empty file is `{}`. */
 export async function readJson(file: string): Promise<unknown> {
   let text: string;
   try {
+    // A config linked to a device or FIFO would be read forever: only a regular file of sane size is.
+    const info = await stat(file);
+    if (!info.isFile()) throw new IonError("config", `${file}: not a regular file`);
+    if (info.size > PROJECT_FILE_MAX_BYTES) throw new IonError("config", `${file}: larger than 1 MiB`);
     text = await readFile(file, "utf8");
   } catch (err) {
+    if (err instanceof IonError) throw err;
     if (isMissing(err)) return undefined;
     throw new IonError("io", `${file}: cannot read (${errorText(err)})`, { cause: err });
   }
+  return parseJson(file, text);
+}
+
+async function parseJson(file: string, raw: string): Promise<unknown> {
+  let text = raw;
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") return {};
   try {

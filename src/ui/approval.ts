@@ -1,4 +1,5 @@
 import { type ApprovalDecision, type ApproveFn, mainArgument } from "../tools/types.ts";
+import { escapeControls } from "../util/terminal-text.ts";
 
 /** Where an approval question is asked: the terminal in `run` and `chat`, a script in tests. */
 export interface ApprovalPrompt {
@@ -6,22 +7,36 @@ export interface ApprovalPrompt {
   ask(question: string): Promise<string>;
   /** Called before asking, so a spinner or partial line can get out of the way. */
   beforeAsk?: () => void | Promise<void>;
-  /** Shows what the call would do (the command, or the diff of an edit) before the question. */
+  /** Shows what the call would do (a multi-line command, the diff of an edit) before the question. */
   show?: (preview: string) => void;
 }
 
-/** A one-line summary of what a call would do, for the approval question. */
-export function describeCall(name: string, input: Record<string, unknown>): string {
+/**
+ * The question for a call, with what the call would do exactly: its main argument (the command, the
+ * path) or else its whole input, never cut, with control characters written out (`\x1b`, `\r`) so
+ * that nothing in it can rewrite or hide the question. Long lines are left to the terminal to wrap;
+ * several lines (a multi-line command) are shown whole before the question, which points to them.
+ */
+export function approvalQuestion(
+  name: string,
+  input: Record<string, unknown>,
+  show?: (preview: string) => void,
+): string {
   const main = mainArgument(input);
-  const text = typeof main === "string" ? main : JSON.stringify(input);
-  const line = text.replace(/\s+/g, " ").trim();
-  return `${name}: ${line.length > 120 ? `${line.slice(0, 119)}…` : line}`;
+  const tool = escapeControls(name).replaceAll("\n", "\\n");
+  const what = escapeControls(typeof main === "string" ? main : JSON.stringify(input));
+  const choices = "? [y]es / [n]o / [a]lways ";
+  const lines = what.split("\n").length;
+  if (lines === 1) return `Allow ${tool}: ${what}${choices}`;
+  if (!show) return `Allow ${tool}: ${what.replaceAll("\n", "\\n")}${choices}`;
+  show(what);
+  return `Allow ${tool} (the ${lines} lines above)${choices}`;
 }
 
 /**
  * Approval for mode `ask`: yes, no, or always (this tool, for the rest of the session). Without a
  * prompt every call is denied at once — a headless run never waits on a question. `preview` may
- * render the call in full (a multi-line command, an edit's diff) before the one-line question.
+ * render more of the call (an edit's diff) before the question.
  */
 export function createApprover(
   prompt: ApprovalPrompt | undefined,
@@ -34,12 +49,9 @@ export function createApprover(
     await prompt.beforeAsk?.();
     const shown = preview ? await preview(call.name, call.input) : undefined;
     if (shown && prompt.show) prompt.show(shown);
+    const text = approvalQuestion(call.name, call.input, prompt.show);
     for (;;) {
-      const answer = (
-        await prompt.ask(`Allow ${describeCall(call.name, call.input)}? [y]es / [n]o / [a]lways `)
-      )
-        .trim()
-        .toLowerCase();
+      const answer = (await prompt.ask(text)).trim().toLowerCase();
       if (answer === "y" || answer === "yes") return "allow";
       if (answer === "n" || answer === "no" || answer === "") return "deny";
       if (answer === "a" || answer === "always") {

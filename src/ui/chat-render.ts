@@ -1,4 +1,5 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
+import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import { MarkdownStream } from "./markdown.ts";
 import type { Writer } from "./renderer.ts";
 import { Spinner } from "./spinner.ts";
@@ -10,7 +11,8 @@ import { formatTokens, summarizeInput } from "./text.ts";
  * The chat's view of a turn: the same AgentEvents `run -o text` consumes, written into the terminal's
  * scrollback — the answer streamed as markdown, thinking dimmed on its own lines (when shown), one
  * line per tool call with its outcome, an edit's diff in colour, a spinner only while nothing
- * streams, and one dim status line at the end.
+ * streams, and one dim status line at the end. Whatever the model or a tool wrote is made safe for
+ * the terminal (util/terminal-text.ts) before ion styles it.
  */
 
 export interface ChatRenderOptions {
@@ -51,11 +53,11 @@ function outcomeLine(event: Extract<AgentEvent, { type: "tool_end" }>, width: nu
   const exitCode = event.display?.exitCode;
   if (exitCode === null) return `✗ killed · ${seconds}`;
   if (exitCode !== undefined) return `✗ exit ${exitCode} · ${seconds}`;
-  const first = event.content.split("\n")[0] ?? "";
+  const first = safeForTerminal(event.content).split("\n")[0] ?? "";
   return truncate(`✗ ${first}`, width);
 }
 
-/** A unified diff with + lines green, - lines red and hunk headers dim. */
+/** A unified diff with + lines green, - lines red and hunk headers dim; `diff` is safe for a terminal. */
 export function colorDiff(diff: string, style: Style): string {
   return diff
     .split("\n")
@@ -72,6 +74,9 @@ export function colorDiff(diff: string, style: Style): string {
 export class ChatRenderer {
   private readonly spinner: Spinner | undefined;
   private markdown: MarkdownStream;
+  /** The answer and the thinking made safe as they stream: a sequence may span two deltas. */
+  private answer = new TerminalTextStream();
+  private thinking = new TerminalTextStream();
   private thinkingOpen = false;
   private streaming = false;
   private batch = 0;
@@ -89,7 +94,7 @@ export class ChatRenderer {
   }
 
   async onEvent(event: AgentEvent): Promise<void> {
-    const { style, out } = this.options;
+    const { style } = this.options;
     switch (event.type) {
       case "init":
         this.spinner?.start();
@@ -98,14 +103,13 @@ export class ChatRenderer {
         this.spinner?.stop();
         this.closeThinking();
         this.streaming = true;
-        this.markdown.push(event.text);
+        this.markdown.push(this.answer.push(event.text));
         break;
       case "thinking_delta":
         if (!this.options.showThinking) break;
         this.spinner?.stop();
-        if (!this.thinkingOpen) await this.finishText();
-        out.write(style.dim(event.text));
-        this.thinkingOpen = !event.text.endsWith("\n");
+        if (this.streaming) await this.finishText();
+        this.writeThinking(this.thinking.push(event.text));
         break;
       case "assistant":
         await this.finishText();
@@ -115,11 +119,13 @@ export class ChatRenderer {
         if (this.running === 0) this.batch = 0;
         this.running++;
         this.batch++;
-        this.line(`${style.cyan("●")} ${event.name}  ${style.dim(summarizeInput(event.input))}`);
+        this.line(
+          `${style.cyan("●")} ${safeForTerminal(event.name)}  ${style.dim(summarizeInput(event.input))}`,
+        );
         break;
       case "tool_end": {
         this.running = Math.max(0, this.running - 1);
-        const label = this.batch > 1 ? `${event.name} ` : "";
+        const label = this.batch > 1 ? `${safeForTerminal(event.name)} ` : "";
         // One line on the terminal: indent and label included, the reason is cut to fit.
         const text = outcomeLine(
           event,
@@ -127,7 +133,7 @@ export class ChatRenderer {
         );
         this.line(`  ${event.is_error ? style.red(`${label}${text}`) : style.green(`${label}${text}`)}`);
         if (event.display?.diff && !event.is_error)
-          this.line(colorDiff(event.display.diff.trimEnd(), style).replace(/^/gm, "    "));
+          this.line(colorDiff(safeForTerminal(event.display.diff).trimEnd(), style).replace(/^/gm, "    "));
         this.spinner?.start();
         break;
       }
@@ -135,7 +141,7 @@ export class ChatRenderer {
         await this.suspend();
         this.line(
           style.dim(
-            `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${event.error.message}`,
+            `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${safeForTerminal(event.error.message)}`,
           ),
         );
         this.spinner?.start();
@@ -164,7 +170,7 @@ export class ChatRenderer {
     const { style } = this.options;
     if (result.subtype === "error_interrupted") this.line(style.dim("(interrupted)"));
     else if (result.subtype !== "success")
-      for (const error of result.errors) this.line(style.red(`ion: ${error}`));
+      for (const error of result.errors) this.line(style.red(`ion: ${safeForTerminal(error)}`));
     this.line(style.dim(statusLine(result, facts)));
   }
 
@@ -172,7 +178,15 @@ export class ChatRenderer {
     this.options.progress.write(`${text}\n`);
   }
 
+  private writeThinking(text: string): void {
+    if (text === "") return;
+    this.options.out.write(this.options.style.dim(text));
+    this.thinkingOpen = !text.endsWith("\n");
+  }
+
   private closeThinking(): void {
+    this.writeThinking(this.thinking.end());
+    this.thinking = new TerminalTextStream();
     if (this.thinkingOpen) this.options.out.write("\n");
     this.thinkingOpen = false;
   }
@@ -181,6 +195,8 @@ export class ChatRenderer {
     this.closeThinking();
     if (!this.streaming) return;
     this.streaming = false;
+    this.markdown.push(this.answer.end());
+    this.answer = new TerminalTextStream();
     await this.markdown.end();
     if (this.markdown.openLine) this.options.out.write("\n");
     this.markdown = this.newMarkdown();

@@ -1,17 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { unifiedDiff } from "../tools/diff.ts";
 import { displayPath, resolveInWorkspace } from "../tools/workspace.ts";
+import { escapeControls } from "../util/terminal-text.ts";
 import { colorDiff } from "./chat-render.ts";
 import type { Style } from "./style.ts";
 
-const MAX_PREVIEW_LINES = 40;
-
-function cut(text: string): string {
-  const lines = text.split("\n");
-  if (lines.length <= MAX_PREVIEW_LINES) return text;
-  return [...lines.slice(0, MAX_PREVIEW_LINES), `… ${lines.length - MAX_PREVIEW_LINES} more lines`].join(
-    "\n",
-  );
+/** The whole diff, coloured, with control characters in the files' text written out visibly. */
+function shownDiff(before: string, after: string, path: string, style: Style): string {
+  return colorDiff(escapeControls(unifiedDiff(before, after, { path }).trimEnd()), style);
 }
 
 async function current(path: string, cwd: string): Promise<{ shown: string; text: string | undefined }> {
@@ -22,8 +18,8 @@ async function current(path: string, cwd: string): Promise<{ shown: string; text
 }
 
 /**
- * What an approval shows before its question: a multi-line command in full, or the diff an edit or
- * write would make. Undefined when the one-line question says it all or the preview cannot be made
+ * What an approval shows before its question (which itself shows the command or path): the whole
+ * diff an edit or write would make. Undefined for other tools, or when the preview cannot be made
  * (the tool itself reports such problems when it runs).
  */
 export async function previewCall(
@@ -32,19 +28,17 @@ export async function previewCall(
   options: { cwd: string; style: Style },
 ): Promise<string | undefined> {
   try {
-    if (name === "bash" && typeof input.command === "string" && input.command.includes("\n"))
-      return cut(input.command);
     if (name === "edit_file" && typeof input.path === "string") {
       const { shown, text } = await current(input.path, options.cwd);
       const { old_string: from, new_string: to, replace_all: all } = input;
       if (text === undefined || typeof from !== "string" || typeof to !== "string" || !text.includes(from))
         return undefined;
       const after = all === true ? text.split(from).join(to) : text.replace(from, () => to);
-      return colorDiff(cut(unifiedDiff(text, after, { path: shown }).trimEnd()), options.style);
+      return shownDiff(text, after, shown, options.style);
     }
     if (name === "write_file" && typeof input.path === "string" && typeof input.content === "string") {
       const { shown, text } = await current(input.path, options.cwd);
-      return colorDiff(cut(unifiedDiff(text ?? "", input.content, { path: shown }).trimEnd()), options.style);
+      return shownDiff(text ?? "", input.content, shown, options.style);
     }
   } catch {
     return undefined; // e.g. a path outside the workspace: the tool refuses it with its own message

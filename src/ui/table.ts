@@ -6,6 +6,8 @@
  * and padding, so a cut never splits an escape sequence and a plain table has none.
  */
 
+import { safeForTerminal } from "../util/terminal-text.ts";
+
 export interface Column {
   header: string;
   /** Numbers read best right-aligned. Default: left. */
@@ -26,9 +28,10 @@ export interface TableOptions {
   headerStyle?: (text: string) => string;
 }
 
+/** A cell's text on one line; cells come from outside (catalogues, skill files), so made safe first. */
 function textOf(cell: Cell | undefined): string {
   if (cell === undefined) return "";
-  return (typeof cell === "string" ? cell : cell.text).replace(/[\r\n\t]+/g, " ");
+  return safeForTerminal(typeof cell === "string" ? cell : cell.text).replace(/[\n\t]+/g, " ");
 }
 
 /** Cuts `text` to at most `width` display columns, ending in `…` when anything was cut. */

@@ -1,14 +1,15 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { mainArgument } from "../tools/types.ts";
+import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
 import { Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
 
-/** A short description of a tool call for its one progress line. */
+/** A short description of a tool call for its one progress line, safe for a terminal. */
 export function summarizeInput(input: Record<string, unknown>): string {
   const first = mainArgument(input) ?? Object.values(input)[0];
   const text = typeof first === "string" ? first : first === undefined ? "" : JSON.stringify(first);
-  const line = text.split("\n")[0] ?? "";
+  const line = safeForTerminal(text).split("\n")[0] ?? "";
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
@@ -33,8 +34,24 @@ export function textRenderer(options: RenderOptions): Renderer {
   let contextWindow: number | null = null;
   let contextUsed = 0;
   let batch = 0;
+  // The model's text is made safe for the terminal as it streams (a sequence may span two deltas).
+  let answer = new TerminalTextStream();
+  let thinking = new TerminalTextStream();
+  const writeAnswer = (text: string) => {
+    if (text === "") return;
+    options.stdout.write(text);
+    wroteText = true;
+    endsWithNewline = text.endsWith("\n");
+  };
+  const writeThinking = (text: string) => {
+    if (text === "") return;
+    options.stderr.write(style.dim(text));
+    thinkingOpen = !text.endsWith("\n");
+  };
   /** Thinking (stderr) and the answer (stdout) share a terminal: end thinking on its own line. */
   const closeThinking = () => {
+    writeThinking(thinking.end());
+    thinking = new TerminalTextStream();
     if (thinkingOpen) options.stderr.write("\n");
     thinkingOpen = false;
   };
@@ -51,6 +68,8 @@ export function textRenderer(options: RenderOptions): Renderer {
         spinner?.start();
         break;
       case "assistant": {
+        if (options.stdoutIsTTY) writeAnswer(answer.end());
+        answer = new TerminalTextStream();
         // What the last request put in the window: its whole input plus what the model wrote.
         const u = event.usage;
         contextUsed =
@@ -60,33 +79,31 @@ export function textRenderer(options: RenderOptions): Renderer {
       case "text_delta":
         spinner?.stop();
         closeThinking();
-        if (options.stdoutIsTTY) {
-          options.stdout.write(event.text);
-          wroteText = true;
-          endsWithNewline = event.text.endsWith("\n");
-        }
+        if (options.stdoutIsTTY) writeAnswer(answer.push(event.text));
         break;
       case "thinking_delta":
         if (options.verbose) {
           spinner?.stop();
-          options.stderr.write(style.dim(event.text));
-          thinkingOpen = !event.text.endsWith("\n");
+          writeThinking(thinking.push(event.text));
         }
         break;
       case "tool_start":
         if (running === 0) batch = 0;
         running++;
         batch++;
-        if (progress) note(`${style.cyan("●")} ${event.name}  ${style.dim(summarizeInput(event.input))}`);
+        if (progress)
+          note(
+            `${style.cyan("●")} ${safeForTerminal(event.name)}  ${style.dim(summarizeInput(event.input))}`,
+          );
         break;
       case "tool_end": {
         // Parallel calls finish after all their start lines: name the tool so each ✓ is attributable.
-        const label = batch > 1 ? `${event.name} ` : "";
+        const label = batch > 1 ? `${safeForTerminal(event.name)} ` : "";
         running = Math.max(0, running - 1);
         if (!progress) break;
         const seconds = (event.duration_ms / 1000).toFixed(1);
         note(event.is_error ? style.red(`  ✗ ${label}${seconds}s`) : style.green(`  ✓ ${label}${seconds}s`));
-        if (options.verbose) note(style.dim(event.content));
+        if (options.verbose) note(style.dim(safeForTerminal(event.content)));
         spinner?.start();
         break;
       }
@@ -94,7 +111,7 @@ export function textRenderer(options: RenderOptions): Renderer {
         if (progress) {
           note(
             style.dim(
-              `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${event.error.message}`,
+              `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${safeForTerminal(event.error.message)}`,
             ),
           );
           spinner?.start();
@@ -116,9 +133,12 @@ export function textRenderer(options: RenderOptions): Renderer {
         closeThinking();
         const { result } = event;
         if (options.stdoutIsTTY) {
+          writeAnswer(answer.end());
           if (wroteText && !endsWithNewline) options.stdout.write("\n");
         } else if (result.subtype === "success" && result.result) {
-          options.stdout.write(result.result.endsWith("\n") ? result.result : `${result.result}\n`);
+          // Also for a pipe or a file: people `cat` an answer later.
+          const text = safeForTerminal(result.result);
+          options.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
         }
         if (options.verbose)
           options.stderr.write(style.dim(`${summaryLine(result, contextUsed, contextWindow)}\n`));

@@ -102,6 +102,12 @@ export class Terminal {
       "scroll-on-clear",
       "off",
       ";",
+      // An OSC 52 clipboard write becomes a paste buffer, so a test can see whether one got through.
+      "set-option",
+      "-g",
+      "set-clipboard",
+      "on",
+      ";",
       "new-session",
       "-d",
       "-s",
@@ -168,6 +174,17 @@ export class Terminal {
   /** The same with the escape sequences of colours and attributes (`capture-pane -e`). */
   async captureWithEscapes(): Promise<string> {
     return trimScreen(await this.tmux(["capture-pane", "-p", "-N", "-e", "-S", "-", "-t", this.target]));
+  }
+
+  /** The pane's title, as a program sets it with OSC 0 or 2 (tmux starts with the host name). */
+  async title(): Promise<string> {
+    return (await this.tmux(["display-message", "-p", "-t", this.target, "#{pane_title}"])).trimEnd();
+  }
+
+  /** The contents of tmux's paste buffers: where a program's OSC 52 clipboard write lands. */
+  async clipboard(): Promise<string[]> {
+    const names = (await this.tmux(["list-buffers", "-F", "#{buffer_name}"])).split("\n").filter(Boolean);
+    return Promise.all(names.map((name) => this.tmux(["show-buffer", "-b", name])));
   }
 
   /** The last non-blank line of the screen (where the cursor's prompt usually is). */
