@@ -1,6 +1,7 @@
 import { IonError } from "../errors.ts";
 import { BUILTIN_PROVIDERS, builtinProvider, ollamaBaseURL } from "../providers/registry.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, type ResolvedProvider, type ThinkingLevel } from "../providers/types.ts";
+import { maskBaseURL } from "../util/secrets.ts";
 import type { Env } from "./paths.ts";
 import type { Config, Keys, Layer } from "./schema.ts";
 
@@ -80,9 +81,12 @@ function baseURL(providerId: string, value: string, origin: string): string {
   try {
     url = providerId === "ollama" ? ollamaBaseURL(value) : value.replace(/\/+$/, "");
   } catch (err) {
-    throw new IonError("config", `${origin}: "${value}" is not a valid URL or host:port`, { cause: err });
+    throw new IonError("config", `${origin}: "${maskBaseURL(value)}" is not a valid URL or host:port`, {
+      cause: err,
+    });
   }
-  if (!URL.canParse(url)) throw new IonError("config", `${origin}: "${value}" is not a valid URL`);
+  if (!URL.canParse(url))
+    throw new IonError("config", `${origin}: "${maskBaseURL(value)}" is not a valid URL`);
   return url;
 }
 

@@ -32,6 +32,18 @@ export function maskUrl(url: string): string {
   return `${scheme}${host}${path}${query === undefined ? "" : maskQuery(query)}${hash}`;
 }
 
+/**
+ * A configured base URL as shown in an error, even when it is not a `scheme://` URL (a typo such as
+ * `htp:/u:pw@host`): what looks like user info or a query is hidden all the same.
+ */
+export function maskBaseURL(text: string): string {
+  if (URL_PARTS.test(text)) return maskUrl(text);
+  const at = text.lastIndexOf("@");
+  const host = at < 0 ? text : `${HIDDEN}@${text.slice(at + 1)}`;
+  const q = host.indexOf("?");
+  return q < 0 ? host : `${host.slice(0, q)}?${HIDDEN}`;
+}
+
 function maskQuery(query: string): string {
   const pairs = query
     .slice(1)

@@ -289,3 +289,19 @@ describe("load + resolve end to end", () => {
     });
   });
 });
+
+describe("a base URL that is not a valid URL", () => {
+  test("the error names the field and never shows its user info or query", () => {
+    const config: Config = {
+      providers: { local: { api_base: "http://me:hunter2@gpu box/v1?token=s3cr3t" } },
+    };
+    let message = "";
+    try {
+      resolveProvider(config, "local", {});
+    } catch (err) {
+      if (!(err instanceof IonError)) throw err;
+      message = err.message;
+    }
+    expect(message).toBe('providers.local.api_base: "http://***@gpu box/v1?token=***" is not a valid URL');
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import {
   holdsSecret,
   isSecretHeader,
+  maskBaseURL,
   maskConfigSecrets,
   maskHeaderValue,
   maskKey,
@@ -35,6 +36,12 @@ describe("maskUrl", () => {
     for (const url of ["https://api.openai.com/v1", "http://127.0.0.1:11434/v1/", "https://x.io/p?empty="])
       expect(maskUrl(url)).toBe(url);
     expect(maskUrl("not a url: user:pw@host")).toBe("not a url: user:pw@host");
+  });
+
+  test("maskBaseURL hides user info and a query even in a base URL that is not a URL", () => {
+    expect(maskBaseURL("htp:/user:pw@host/v1?token=abc")).toBe("***@host/v1?***");
+    expect(maskBaseURL("127.0.0.1:11434")).toBe("127.0.0.1:11434");
+    expect(maskBaseURL("http://u:pw@h/v1")).toBe("http://***@h/v1");
   });
 
   test("an @ in the path is not user info", () => {
