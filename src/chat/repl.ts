@@ -7,6 +7,7 @@ import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
 import { ChatRenderer } from "../ui/chat-render.ts";
 import type { Writer } from "../ui/renderer.ts";
 import type { Style } from "../ui/style.ts";
+import { safeForTerminal } from "../util/terminal-text.ts";
 import { textLines } from "../util/text-lines.ts";
 import type { ChatContext } from "./context.ts";
 import type { ChatInput } from "./input.ts";
@@ -198,9 +199,10 @@ export class Chat {
   }
 
   private error(err: unknown): void {
-    const line = `ion: ${describeError(err)}`;
+    const line = `ion: ${safeForTerminal(describeError(err))}`;
     this.context.print(this.io.style.red(line));
-    if (err instanceof IonError && err.hint) this.context.print(this.io.style.dim(`  ${err.hint}`));
+    if (err instanceof IonError && err.hint)
+      this.context.print(this.io.style.dim(`  ${safeForTerminal(err.hint)}`));
   }
 
   /** Ctrl+T: off → low → medium → high → off. */

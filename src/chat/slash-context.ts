@@ -1,10 +1,17 @@
 import { truncate } from "../ui/table.ts";
+import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
 import type { SlashCommand } from "./registry.ts";
 
-/** Slash commands about what the model sees: /context, /skills, /skill. */
+/**
+ * Slash commands about what the model sees: /context, /skills, /skill. File names and skills come
+ * from repositories, so they are made safe for the terminal before they are printed.
+ */
 
 type Command = SlashCommand<ChatContext>;
+
+/** The first line of text from a repository, safe for the terminal. */
+const firstLine = (text: string) => safeForTerminal(text).split("\n")[0] ?? "";
 
 const pct = (share: number | null) => (share === null ? "" : ` ${(share * 100).toFixed(1).padStart(5)}%`);
 
@@ -16,7 +23,8 @@ export const contextCommand: Command = {
     const breakdown = await session.contextBreakdown();
     const width = Math.min(60, Math.max(16, ...breakdown.rows.map((r) => r.label.length)));
     for (const row of breakdown.rows) {
-      const label = row.label.length > width ? `…${row.label.slice(-(width - 1))}` : row.label;
+      const safe = safeForTerminal(row.label).replaceAll("\n", " ");
+      const label = safe.length > width ? `…${safe.slice(-(width - 1))}` : safe;
       context.print(`${label.padEnd(width)}  ${String(row.tokens).padStart(8)}${pct(row.share)}`);
     }
     const window = breakdown.contextWindow;
@@ -43,9 +51,9 @@ export const skillsCommand: Command = {
     const fit = (text: string) => (columns ? truncate(text, columns - 1) : text);
     for (const skill of session.skills) {
       const active = session.activeSkill?.name === skill.name ? " (active)" : "";
-      const why = skill.available ? "" : ` — unavailable: ${skill.unavailable}`;
+      const why = skill.available ? "" : firstLine(` — unavailable: ${skill.unavailable}`);
       const line = fit(
-        `${skill.name.padEnd(width)}  ${active ? `${active.trim()} ` : ""}${skill.description.split("\n")[0]}${why}`,
+        `${firstLine(skill.name).padEnd(width)}  ${active ? `${active.trim()} ` : ""}${firstLine(skill.description)}${why}`,
       );
       context.print(skill.available ? line : style.dim(line));
     }
@@ -70,6 +78,6 @@ export const skillCommand: Command = {
       return;
     }
     const skill = await session.activateSkill(args);
-    context.print(style.dim(`skill ${skill.name} is active: ${skill.description.split("\n")[0]}`));
+    context.print(style.dim(firstLine(`skill ${skill.name} is active: ${skill.description}`)));
   },
 };

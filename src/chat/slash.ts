@@ -4,6 +4,7 @@ import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
 import { type SlashCommand, SlashRegistry } from "./registry.ts";
 import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts";
@@ -177,7 +178,7 @@ async function sessionChoices(context: ChatContext) {
   return sessions.map((s) => ({
     id: s.id,
     short: short.get(s.id) ?? s.id,
-    label: `${short.get(s.id) ?? s.id}  ${relativeTime(s.updated_at, now)}  ${s.title}`,
+    label: `${short.get(s.id) ?? s.id}  ${relativeTime(s.updated_at, now)}  ${safeForTerminal(s.title)}`,
     here: s.cwd === context.session.cwd,
   }));
 }
@@ -207,7 +208,7 @@ const resume: Command = {
     const opened = await context.session.resume(id);
     context.print(
       context.style.dim(
-        `resumed ${opened.id.slice(0, 13)} · ${opened.header.title} · ${opened.messageCount} messages · ${context.session.provider.id}/${context.session.model}`,
+        `resumed ${opened.id.slice(0, 13)} · ${safeForTerminal(opened.header.title)} · ${opened.messageCount} messages · ${context.session.provider.id}/${context.session.model}`,
       ),
     );
   },

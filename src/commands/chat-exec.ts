@@ -34,7 +34,8 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   const { colorEnabled, createStyle } = await import("../ui/style.ts");
   const color = interactive && colorEnabled(true);
   const style = createStyle(color);
-  const log = args.verbose === true ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+  const log =
+    args.verbose === true ? (line: string) => process.stderr.write(`${safeForTerminal(line)}\n`) : undefined;
   routeConsole(log);
   routeProcessWarnings(log);
   // A chat lives for hours: the optimising JIT tiers would compile ever more code (RSS +50 % over

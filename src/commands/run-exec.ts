@@ -72,7 +72,7 @@ export async function executeRun(
     partial: args.partial === true,
     color: colorEnabled(stderrIsTTY),
   });
-  const log = verbose ? (line: string) => stderr.write(`${line}\n`) : undefined;
+  const log = verbose ? (line: string) => stderr.write(`${safeForTerminal(line)}\n`) : undefined;
   routeConsole(log);
   routeProcessWarnings(log);
 

@@ -12,6 +12,7 @@ import type { NewEntry } from "../../src/history/schema.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import { ionCommand, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
+import { jsonResponse } from "../support/stream-helpers.ts";
 
 const KEY = "sk-test-terminal-text-000000000000042";
 const MODEL = "openai/gpt-4o-mini";
@@ -76,6 +77,22 @@ describe("ion run -o text", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Fine.\n");
     expect(run.stderr).toContain("Planning\n quietly."); // the lone CR is a line break
+    expect(controlsIn(run.stderr)).toEqual([]);
+  });
+});
+
+describe("error lines", () => {
+  test("a provider's error message is shown without its control sequences", async () => {
+    using box = await configured();
+    server.enqueue({
+      ...jsonResponse(400, {
+        error: { message: `bad request${HOSTILE} from the server`, type: "invalid_request_error" },
+      }),
+      pathSuffix: "/chat/completions",
+    });
+    const run = await box.run(["run", "go"], { env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("bad request");
     expect(controlsIn(run.stderr)).toEqual([]);
   });
 });
@@ -214,6 +231,11 @@ describe("ion skills", () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toBe("# Deploy\n\nkubectl apply\n");
     expect(controlsIn(show.stdout + show.stderr)).toEqual([]);
+
+    const chat = await box.run([], { env: { ...env, ION_MODEL: MODEL }, stdin: "/skills\n/skill deploy\n" });
+    expect(chat.stdout + chat.stderr).toContain("deploy");
+    expect(chat.stdout + chat.stderr).toContain("Deploys safely now");
+    expect(controlsIn(chat.stdout + chat.stderr)).toEqual([]);
 
     const json = await box.run(["skills", "--json"]);
     const deploy = (JSON.parse(json.stdout) as { name: string; description: string }[]).find(
