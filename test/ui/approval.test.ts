@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { createApprover } from "../../src/ui/approval.ts";
+import { approvalQuestion, createApprover } from "../../src/ui/approval.ts";
 
 describe("approval", () => {
   const call = { id: "call_1", name: "bash", input: { command: "rm -rf build" } };
@@ -38,6 +38,42 @@ describe("approval", () => {
     expect(await approve(call)).toBe("allow");
     expect(await approve({ id: "call_2", name: "write_file", input: { path: "a.txt", content: "x" } })).toBe(
       "deny",
+    );
+  });
+});
+
+describe("the approval question never lies", () => {
+  const CHOICES = "? [y]es / [n]o / [a]lways ";
+
+  test("a long one-line command is shown whole, not cut", () => {
+    const command = `echo ${"a".repeat(280)}; echo PWNED > f`;
+    expect(approvalQuestion("bash", { command })).toBe(`Allow bash: ${command}${CHOICES}`);
+  });
+
+  test("control characters are written out, never sent as themselves", () => {
+    const command = "touch pwned \x1b[2K\x1b[1Gecho harmless\rls\x07";
+    expect(approvalQuestion("bash", { command })).toBe(
+      `Allow bash: touch pwned \\x1b[2K\\x1b[1Gecho harmless\\rls\\x07${CHOICES}`,
+    );
+    expect(approvalQuestion("bash\x1b[2K", { command: "ls" })).toBe(`Allow bash\\x1b[2K: ls${CHOICES}`);
+  });
+
+  test("a multi-line command is shown line by line before the question, which points to it", () => {
+    const shown: string[] = [];
+    const command = "cd build\nrm -rf *\x1b[1A\necho done";
+    expect(approvalQuestion("bash", { command }, (text) => shown.push(text))).toBe(
+      `Allow bash (the 3 lines above)${CHOICES}`,
+    );
+    expect(shown).toEqual(["cd build\nrm -rf *\\x1b[1A\necho done"]);
+    // With nowhere to show it, the lines stay in the question, each newline written out.
+    expect(approvalQuestion("bash", { command })).toBe(
+      `Allow bash: cd build\\nrm -rf *\\x1b[1A\\necho done${CHOICES}`,
+    );
+  });
+
+  test("a tool without a command or path shows its whole input", () => {
+    expect(approvalQuestion("mcp_tool", { query: "x\u009b2J" })).toBe(
+      `Allow mcp_tool: {"query":"x\\x9b2J"}${CHOICES}`,
     );
   });
 });
