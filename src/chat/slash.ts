@@ -253,7 +253,8 @@ const exportCommand: Command = {
     }
     const { renderMarkdown } = await import("../history/export.ts");
     const file = resolve(session.cwd, args || `ion-session-${session.id.slice(0, 13)}.md`);
-    await writeFile(file, renderMarkdown(loaded)).catch((err: unknown) => {
+    // As `ion sessions export`: a Markdown file is read in a terminal too.
+    await writeFile(file, safeForTerminal(renderMarkdown(loaded))).catch((err: unknown) => {
       throw new IonError("io", `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
     });
     context.print(context.style.dim(`exported to ${file}`));
