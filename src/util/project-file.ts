@@ -43,9 +43,16 @@ function code(err: unknown): string | undefined {
   return err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
 }
 
+/** Real paths of project roots: one project's files are checked against the same root many times. */
+const realRoots = new Map<string, string>();
+
 function realRoot(root: string): string {
+  const known = realRoots.get(root);
+  if (known !== undefined) return known;
   try {
-    return realpathSync(root);
+    const real = realpathSync(root);
+    realRoots.set(root, real);
+    return real;
   } catch (err) {
     if (code(err) === "ENOENT") return root;
     throw err;
