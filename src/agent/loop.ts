@@ -2,6 +2,7 @@ import type {
   AssistantBlock,
   AssistantMessage,
   Message,
+  ModelCapabilities,
   ProviderError,
   ResolvedProvider,
   StopReason,
@@ -35,6 +36,8 @@ export interface AgentInput {
   /** Prior conversation plus the new user message; the loop appends to a copy. */
   messages: Message[];
   thinking: ThinkingLevel;
+  /** What the model catalogue knows of the model, passed to the wire (per-model rules). */
+  modelInfo?: ModelCapabilities;
   tools: AgentTool[];
   permissionMode: "read" | "ask" | "auto";
   /** Directories outside cwd that file tools may reach (config `workspace.allow`). */
@@ -125,6 +128,7 @@ async function* runStep(
       messages,
       tools: input.tools.map((t) => t.spec),
       thinking: input.thinking,
+      ...(input.modelInfo ? { modelInfo: input.modelInfo } : {}),
       signal: input.signal,
       ...(deps.log ? { log: deps.log } : {}),
     });
@@ -149,6 +153,18 @@ async function* runStep(
           if (block?.type === "thinking") block.signature = event.signature;
           break;
         }
+        case "thinking_opaque": {
+          let block = last();
+          if (event.newBlock || block?.type !== "thinking") {
+            block = { type: "thinking", thinking: "" };
+            blocks.push(block);
+          }
+          if (block.type === "thinking") {
+            const fields = { ...block.opaque?.fields, ...event.fields };
+            block.opaque = { provider: input.provider.id, wire: input.provider.wire, fields };
+          }
+          break;
+        }
         case "tool_call_start":
           yield { type: "tool_use_start", index: event.index, id: event.id, name: event.name };
           break;
@@ -156,7 +172,15 @@ async function* runStep(
           yield { type: "tool_use_delta", index: event.index, partial_json: event.arguments_delta };
           break;
         case "tool_call":
-          blocks.push({ type: "tool_use", id: event.id, name: event.name, input: event.input });
+          blocks.push({
+            type: "tool_use",
+            id: event.id,
+            name: event.name,
+            input: event.input,
+            ...(event.opaque
+              ? { opaque: { provider: input.provider.id, wire: input.provider.wire, fields: event.opaque } }
+              : {}),
+          });
           if (event.parse_error !== undefined) parseErrors.set(event.id, event.parse_error);
           break;
         case "usage":

@@ -3,7 +3,7 @@ import { contextWindow } from "../config/resolve.ts";
 import type { Config } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
 import { builtinProvider, defaultContextWindow } from "../providers/registry.ts";
-import type { ResolvedProvider, Usage } from "../providers/types.ts";
+import type { ModelCapabilities, ResolvedProvider, Usage } from "../providers/types.ts";
 import { maskUrl } from "../util/secrets.ts";
 
 export interface ModelFacts {
@@ -13,6 +13,8 @@ export interface ModelFacts {
   price: (usage: Usage) => number | null;
   /** One line each for the user: e.g. the model is missing from a list that may not apply. */
   warnings?: string[];
+  /** What the catalogue says the model can do; undefined when the model is not in the cached catalogue. */
+  capabilities?: ModelCapabilities;
 }
 
 /**
@@ -60,5 +62,6 @@ export async function modelFacts(
     maxOutput: info?.output ?? undefined,
     price: (usage) => costOf(usage, info),
     warnings,
+    ...(info ? { capabilities: { reasoning: info.reasoning, tool_call: info.tool_call } } : {}),
   };
 }

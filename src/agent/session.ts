@@ -327,6 +327,7 @@ export class AgentSession {
         maxOutputTokens: this.target.facts.maxOutput,
         compactThreshold: this.config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
         thinking: this.thinking,
+        ...(this.target.facts.capabilities ? { modelInfo: this.target.facts.capabilities } : {}),
         tools: this.tools(),
         permissionMode: this.mode,
         workspaceAllow: this.config.workspace?.allow ?? [],

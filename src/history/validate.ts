@@ -36,16 +36,24 @@ const UsageSchema = z.object({
 });
 
 const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
+/** A provider's own fields kept with a block, tagged with who produced them (providers/types.ts). */
+const OpaqueFields = z.object({
+  provider: z.string(),
+  wire: z.string(),
+  fields: z.record(z.string(), z.unknown()),
+});
 const ThinkingBlock = z.object({
   type: z.literal("thinking"),
   thinking: z.string(),
   signature: z.optional(z.string()),
+  opaque: z.optional(OpaqueFields),
 });
 const ToolUseBlock = z.object({
   type: z.literal("tool_use"),
   id: z.string(),
   name: z.string(),
   input: z.record(z.string(), z.unknown()),
+  opaque: z.optional(OpaqueFields),
 });
 const ToolResultBlock = z.object({
   type: z.literal("tool_result"),

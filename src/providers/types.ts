@@ -12,17 +12,34 @@ export interface TextBlock {
   type: "text";
   text: string;
 }
+/**
+ * Fields a provider returned that only it understands and wants back unchanged on a later request —
+ * how these APIs carry reasoning across tool calls: Gemini's `thought_signature` on a tool call,
+ * OpenRouter's `reasoning_details`, Anthropic's redacted thinking. Kept in the session tagged with the
+ * provider and wire that produced them: the wire building a request sends back only what its own
+ * provider produced, and drops the rest.
+ */
+export interface OpaqueFields {
+  provider: string;
+  wire: WireId;
+  fields: Record<string, unknown>;
+}
+
 export interface ThinkingBlock {
   type: "thinking";
   thinking: string;
   /** Anthropic's signature; must be sent back unchanged with the block on the next request. */
   signature?: string;
+  /** The provider's own fields for this reasoning (see OpaqueFields); also tags where the text came from. */
+  opaque?: OpaqueFields;
 }
 export interface ToolUseBlock {
   type: "tool_use";
   id: string;
   name: string;
   input: Record<string, unknown>;
+  /** The provider's own fields for this call (Gemini's thought_signature); see OpaqueFields. */
+  opaque?: OpaqueFields;
 }
 export interface ToolResultBlock {
   type: "tool_result";
@@ -117,11 +134,24 @@ export type StreamEvent =
   | { type: "thinking_delta"; text: string }
   /** Anthropic thinking signature for the current thinking block. */
   | { type: "thinking_signature"; signature: string }
+  /**
+   * Opaque fields for reasoning (see OpaqueFields): merged into the current thinking block, or into a
+   * new (possibly textless) one with `newBlock` — e.g. Anthropic's redacted_thinking.
+   */
+  | { type: "thinking_opaque"; fields: Record<string, unknown>; newBlock?: boolean }
   /** A tool call began streaming (parallel calls are told apart by `index`). */
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_delta"; index: number; arguments_delta: string }
   /** A tool call is complete with parsed arguments. Unparseable arguments arrive as `input: {}` plus `parse_error`. */
-  | { type: "tool_call"; id: string; name: string; input: Record<string, unknown>; parse_error?: string }
+  | {
+      type: "tool_call";
+      id: string;
+      name: string;
+      input: Record<string, unknown>;
+      parse_error?: string;
+      /** The provider's own fields for this call, kept and sent back with it (see OpaqueFields). */
+      opaque?: Record<string, unknown>;
+    }
   | { type: "usage"; usage: Usage }
   /** Emitted by the retry wrapper before it waits and tries again. */
   | { type: "retry"; attempt: number; max_retries: number; delay_ms: number; error: ProviderError }
@@ -174,6 +204,8 @@ export interface StreamRequest {
   messages: Message[];
   tools: ToolSpec[];
   thinking: ThinkingLevel;
+  /** What the model catalogue knows of this model, when it has an entry: wires pick per-model rules by it. */
+  modelInfo?: ModelCapabilities;
   maxTokens?: number;
   signal: AbortSignal;
   /** Route SDK log output; silent unless the user asked for -v. */
@@ -181,3 +213,9 @@ export interface StreamRequest {
 }
 
 export type StreamFn = (request: StreamRequest) => AsyncIterable<StreamEvent>;
+
+/** The catalogue's word on a model's abilities; null where it does not know. */
+export interface ModelCapabilities {
+  reasoning: boolean | null;
+  tool_call: boolean | null;
+}

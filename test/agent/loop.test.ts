@@ -183,6 +183,48 @@ describe("runAgent: events and messages", () => {
     expect(result.result).toBe("Final.");
   });
 
+  test("opaque fields stay on their block, tagged with the provider and wire, and go back with it", async () => {
+    const model = scripted(
+      [
+        { type: "thinking_delta", text: "Plan." },
+        {
+          type: "thinking_opaque",
+          fields: { reasoning_details: [{ type: "reasoning.encrypted", data: "e1" }] },
+        },
+        { type: "thinking_opaque", fields: { redacted_data: "r1" }, newBlock: true },
+        {
+          type: "tool_call",
+          id: "c1",
+          name: "read",
+          input: { path: "a" },
+          opaque: { thought_signature: "ts" },
+        },
+        { type: "done", stop_reason: "tool_use", usage: usageOf(1, 1) },
+      ],
+      answer("Done."),
+    );
+    const input = agentInput({ tools: [echo("read")], modelInfo: { reasoning: true, tool_call: true } });
+    await run(input, { stream: model.stream });
+    const tag = { provider: input.provider.id, wire: input.provider.wire };
+    const expected: AssistantBlock[] = [
+      {
+        type: "thinking",
+        thinking: "Plan.",
+        opaque: { ...tag, fields: { reasoning_details: [{ type: "reasoning.encrypted", data: "e1" }] } },
+      },
+      { type: "thinking", thinking: "", opaque: { ...tag, fields: { redacted_data: "r1" } } },
+      {
+        type: "tool_use",
+        id: "c1",
+        name: "read",
+        input: { path: "a" },
+        opaque: { ...tag, fields: { thought_signature: "ts" } },
+      },
+    ];
+    expect(model.requests[1]?.messages[1]).toEqual({ role: "assistant", content: expected });
+    expect(model.requests[0]?.modelInfo).toEqual({ reasoning: true, tool_call: true });
+  });
+
   test("tool calls: start/end/results share ids, results go back in call order", async () => {
     const slow = tool("slow", true, async () => {
       await Bun.sleep(15);

@@ -126,6 +126,36 @@ describe("create, append, load", () => {
     expect(loaded.entries).toEqual([...first, ...second]);
   });
 
+  test("a provider's opaque fields on thinking and tool calls are saved and load back unchanged", async () => {
+    const store = newStore();
+    const writer = await store.create(HEADER);
+    const opaque = (fields: Record<string, unknown>) => ({
+      provider: "google",
+      wire: "openai" as const,
+      fields,
+    });
+    const entry: NewEntry = {
+      type: "message",
+      message: {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "", opaque: opaque({ reasoning_details: [{ data: "enc" }] }) },
+          {
+            type: "tool_use",
+            id: "c1",
+            name: "read_file",
+            input: { path: "a" },
+            opaque: opaque({ thought_signature: "ts" }),
+          },
+        ],
+      },
+    };
+    await writer.append([userText("q"), entry]);
+    await writer.close();
+    const loaded = await store.load(writer.id);
+    expect(loaded.entries.at(-1)).toMatchObject(entry);
+  });
+
   test("each append adds one record at the end; the file before is a prefix of the file after", async () => {
     const store = newStore();
     const writer = await store.create(HEADER);
