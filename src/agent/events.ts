@@ -109,6 +109,8 @@ export type AgentEvent =
   /** A user message the loop added itself (a `beforeStop` seam asked the model to go on). */
   | { type: "user_message"; message: UserMessage }
   | { type: "api_retry"; attempt: number; max_retries: number; delay_ms: number; error: ProviderError }
+  /** A provider's note about how a request was adapted (a thinking level ignored or mapped). */
+  | { type: "notice"; text: string }
   /**
    * The model's view was compacted: from here on it is a summary plus the view before from `first_kept`
    * on (`kept` messages; none when undefined). The session records this as a compaction entry naming

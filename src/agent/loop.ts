@@ -186,6 +186,9 @@ async function* runStep(
         case "usage":
           usage = event.usage;
           break;
+        case "notice":
+          yield { type: "notice", text: event.text };
+          break;
         case "retry":
           yield {
             type: "api_retry",

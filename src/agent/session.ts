@@ -111,6 +111,8 @@ export class AgentSession {
   /** The configured preamble, or `--system` / a chat's override. */
   preamble: string | undefined;
   readonly resumed: OpenedSession | undefined;
+  /** Provider notices already said to the user. */
+  private readonly noticesTold = new Set<string>();
 
   private constructor(
     private readonly options: SessionOptions,
@@ -352,6 +354,12 @@ export class AgentSession {
         const result = saveFailure ? failedResult(event.result, [saveFailure.message]) : event.result;
         this.count(result);
         yield { type: "result", result };
+        continue;
+      }
+      if (event.type === "notice") {
+        // A provider's note (a thinking level mapped or ignored) is worth saying once a session.
+        if (!this.noticesTold.has(event.text)) this.options.notice(`note: ${event.text}`);
+        this.noticesTold.add(event.text);
         continue;
       }
       if (event.type === "assistant") this.lastUsage = event.usage;

@@ -153,6 +153,8 @@ export type StreamEvent =
       opaque?: Record<string, unknown>;
     }
   | { type: "usage"; usage: Usage }
+  /** A wire's word to the user about this request (a thinking level ignored or mapped); said once a session. */
+  | { type: "notice"; text: string }
   /** Emitted by the retry wrapper before it waits and tries again. */
   | { type: "retry"; attempt: number; max_retries: number; delay_ms: number; error: ProviderError }
   | { type: "done"; stop_reason: StopReason; usage: Usage }

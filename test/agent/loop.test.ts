@@ -225,6 +225,19 @@ describe("runAgent: events and messages", () => {
     expect(model.requests[0]?.modelInfo).toEqual({ reasoning: true, tool_call: true });
   });
 
+  test("a wire's notice is passed on as a notice event, not into the message", async () => {
+    const model = scripted([
+      { type: "notice", text: "thinking is off for model-x: it does not reason" },
+      { type: "text_delta", text: "Hi." },
+      { type: "done", stop_reason: "end_turn", usage: usageOf(1, 1) },
+    ]);
+    const { events } = await run(agentInput(), { stream: model.stream });
+    expect(ofType(events, "notice").map((e) => e.text)).toEqual([
+      "thinking is off for model-x: it does not reason",
+    ]);
+    expect(ofType(events, "assistant")[0]?.message.content).toEqual([{ type: "text", text: "Hi." }]);
+  });
+
   test("tool calls: start/end/results share ids, results go back in call order", async () => {
     const slow = tool("slow", true, async () => {
       await Bun.sleep(15);
