@@ -10,7 +10,6 @@ import { type Fetcher, HTTPClient } from "@mistralai/mistralai/lib/http.js";
 import type { Logger } from "@mistralai/mistralai/lib/logger.js";
 import {
   type ChatCompletionStreamRequest,
-  type ChatCompletionStreamRequestMessage,
   type CompletionEvent,
   type ContentChunk,
   completionChunkFromJSON,
@@ -28,7 +27,8 @@ import {
   record,
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
-import type { Message, ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
+import { toMistralMessages } from "./mistral-messages.ts";
+import type { ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
 
 /** Mistral's response header announcing a model's retirement; the SDK would `console.warn` it. */
@@ -214,54 +214,6 @@ function toMistralRequest(request: StreamRequest): ChatCompletionStreamRequest {
     else body.reasoningEffort = "high";
   }
   return body;
-}
-
-function toMistralMessages(system: string, messages: Message[]): ChatCompletionStreamRequestMessage[] {
-  const out: ChatCompletionStreamRequestMessage[] = [];
-  if (system) out.push({ role: "system", content: system });
-  const toolNames = new Map<string, string>();
-  for (const message of messages) {
-    if (message.role === "assistant") {
-      const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-      const toolCalls: ToolCall[] = [];
-      for (const block of message.content) {
-        if (block.type !== "tool_use") continue;
-        toolNames.set(block.id, block.name);
-        toolCalls.push({
-          id: block.id,
-          type: "function",
-          function: { name: block.name, arguments: JSON.stringify(block.input) },
-          index: toolCalls.length,
-        });
-      }
-      // Thinking is not sent back; an assistant turn with nothing else left would be rejected.
-      if (!text && toolCalls.length === 0) continue;
-      out.push({
-        role: "assistant",
-        ...(text ? { content: text } : {}),
-        ...(toolCalls.length > 0 ? { toolCalls } : {}),
-      });
-      continue;
-    }
-    const texts: string[] = [];
-    for (const block of message.content) {
-      if (block.type === "text") {
-        texts.push(block.text);
-        continue;
-      }
-      const name = toolNames.get(block.tool_use_id);
-      out.push({
-        role: "tool",
-        toolCallId: block.tool_use_id,
-        content: block.content,
-        ...(name ? { name } : {}),
-      });
-    }
-    if (texts.length === 1) out.push({ role: "user", content: texts[0]! });
-    else if (texts.length > 1)
-      out.push({ role: "user", content: texts.map((text) => ({ type: "text", text })) });
-  }
-  return out;
 }
 
 /**
