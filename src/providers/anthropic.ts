@@ -6,13 +6,20 @@
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { Stream } from "@anthropic-ai/sdk/core/streaming";
 import type {
-  ContentBlockParam,
   MessageCreateParamsStreaming,
-  MessageParam,
   RawMessageStreamEvent,
   StopReason as WireStopReason,
 } from "@anthropic-ai/sdk/resources/messages";
 import { redactText } from "../util/secrets.ts";
+import { REDACTED_DATA, toWireMessages } from "./anthropic-messages.ts";
+import {
+  formAskedFor,
+  rememberThinkingForm,
+  type ThinkingForm,
+  thinkingForm,
+  thinkingNotice,
+  thinkingParams,
+} from "./anthropic-thinking.ts";
 import {
   abortedError,
   authMessage,
@@ -25,16 +32,10 @@ import {
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import { isJsonResponse, messageAsEvents, webPageInstead } from "./json-answer.ts";
-import type {
-  Message,
-  ProviderError,
-  StopReason,
-  StreamEvent,
-  StreamRequest,
-  ThinkingLevel,
-  Usage,
-} from "./types.ts";
+import type { ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
+
+export { THINKING_BUDGET } from "./anthropic-thinking.ts";
 
 /**
  * `max_tokens` when the caller knows no model limit: every current Claude model accepts 8192 output tokens
@@ -42,13 +43,6 @@ import { emptyUsage } from "./types.ts";
  * the model's output limit (models.dev) pass `maxTokens`.
  */
 export const DEFAULT_MAX_TOKENS = 8192;
-
-/** `thinking.budget_tokens` per level (the API's minimum is 1024; SPEC: ≈1k/4k/16k). */
-export const THINKING_BUDGET: Record<Exclude<ThinkingLevel, "off">, number> = {
-  low: 1024,
-  medium: 4096,
-  high: 16384,
-};
 
 /** In-stream `event: error` carries no status; the HTTP status Anthropic documents for each error type. */
 const STATUS_OF_TYPE: Record<string, number> = {
@@ -66,41 +60,11 @@ const STATUS_OF_TYPE: Record<string, number> = {
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
-/** ion's history → the wire's messages. Unsigned thinking and empty text would be rejected, so they are dropped. */
-export function toWireMessages(messages: Message[]): MessageParam[] {
-  const out: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
-  for (const message of messages) {
-    const content: ContentBlockParam[] = [];
-    for (const block of message.content) {
-      if (block.type === "text") {
-        if (block.text) content.push({ type: "text", text: block.text });
-      } else if (block.type === "thinking") {
-        if (block.signature)
-          content.push({ type: "thinking", thinking: block.thinking, signature: block.signature });
-      } else if (block.type === "tool_use") {
-        content.push({ type: "tool_use", id: block.id, name: block.name, input: block.input });
-      } else {
-        const { tool_use_id, content: text, is_error } = block;
-        content.push({ type: "tool_result", tool_use_id, content: text, is_error });
-      }
-    }
-    if (content.length > 0) out.push({ role: message.role, content });
-  }
-  // A cache breakpoint on the newest user block: the next turn re-reads the whole conversation from cache.
-  const last = out.at(-1);
-  const block = last?.role === "user" ? last.content.at(-1) : undefined;
-  if (block && (block.type === "text" || block.type === "tool_result")) block.cache_control = EPHEMERAL;
-  return out;
-}
-
-export function toWireParams(request: StreamRequest): MessageCreateParamsStreaming {
-  const base = request.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const budget = request.thinking === "off" ? undefined : THINKING_BUDGET[request.thinking];
+export function toWireParams(request: StreamRequest, form: ThinkingForm): MessageCreateParamsStreaming {
   return {
     model: request.model,
-    // max_tokens counts thinking too and must exceed the budget: keep the answer's room on top of it.
-    max_tokens: budget === undefined ? base : Math.max(base, budget + DEFAULT_MAX_TOKENS),
-    messages: toWireMessages(request.messages),
+    ...thinkingParams(request.thinking, form, request.maxTokens ?? DEFAULT_MAX_TOKENS, DEFAULT_MAX_TOKENS),
+    messages: toWireMessages(request.messages, request.provider.id),
     ...(request.system
       ? { system: [{ type: "text" as const, text: request.system, cache_control: EPHEMERAL }] }
       : {}),
@@ -115,7 +79,6 @@ export function toWireParams(request: StreamRequest): MessageCreateParamsStreami
           })),
         }
       : {}),
-    ...(budget === undefined ? {} : { thinking: { type: "enabled" as const, budget_tokens: budget } }),
     stream: true,
   };
 }
@@ -209,8 +172,13 @@ class Turn {
           yield { type: "tool_call_start", index: event.index, id: block.id, name: block.name };
         } else if (block.type === "text" && block.text) {
           yield { type: "text_delta", text: block.text };
-        } else if (block.type === "thinking" && block.thinking) {
-          yield { type: "thinking_delta", text: block.thinking };
+        } else if (block.type === "thinking") {
+          // A block of its own, tagged as this provider's: its signature is only valid sent back here.
+          yield { type: "thinking_opaque", fields: {}, newBlock: true };
+          if (block.thinking) yield { type: "thinking_delta", text: block.thinking };
+        } else if (block.type === "redacted_thinking") {
+          // Encrypted reasoning (Claude 3.7): no text to show, but the tool loop must send it back.
+          yield { type: "thinking_opaque", fields: { [REDACTED_DATA]: block.data }, newBlock: true };
         }
         return;
       }
@@ -278,6 +246,41 @@ async function* jsonAnswer(response: Response): AsyncGenerator<RawMessageStreamE
   throw new Error("the server answered with JSON that is not a message");
 }
 
+/** The message of an API error as the server wrote it (the SDK's own message re-quotes the body). */
+function serverMessage(error: APIError): string {
+  const message = record(record(error.error)?.error)?.message;
+  return typeof message === "string" ? message : error.message;
+}
+
+type Opened =
+  | { stream: AsyncIterable<RawMessageStreamEvent> }
+  | { error: ProviderError; asked?: Exclude<ThinkingForm, "none"> | undefined };
+
+/** Sends the request with thinking in `form`; a 400 naming the other form says so in `asked`. */
+async function open(client: Anthropic, request: StreamRequest, form: ThinkingForm): Promise<Opened> {
+  const { provider, signal } = request;
+  try {
+    // `client.post` rather than `messages.create`: create() console.warns about deprecated models itself.
+    const { data, response } = await client
+      .post<Stream<RawMessageStreamEvent>>("/v1/messages", {
+        body: toWireParams(request, form),
+        stream: true,
+        signal,
+      })
+      .withResponse();
+    const page = webPageInstead(response, provider);
+    if (page) {
+      await response.body?.cancel().catch(() => undefined); // the page itself is of no use
+      return { error: page };
+    }
+    return { stream: isJsonResponse(response) ? jsonAnswer(response) : data };
+  } catch (error) {
+    const asked =
+      error instanceof APIError && error.status === 400 ? formAskedFor(serverMessage(error)) : undefined;
+    return { error: classify(request, error, false), asked };
+  }
+}
+
 export async function* streamAnthropic(request: StreamRequest): AsyncGenerator<StreamEvent> {
   const { provider, signal } = request;
   if (!provider.apiKey) {
@@ -297,27 +300,24 @@ export async function* streamAnthropic(request: StreamRequest): AsyncGenerator<S
     ...sdkLogging(request),
   });
 
-  let stream: AsyncIterable<RawMessageStreamEvent>;
-  try {
-    // `client.post` rather than `messages.create`: create() console.warns about deprecated models itself.
-    const { data, response } = await client
-      .post<Stream<RawMessageStreamEvent>>("/v1/messages", {
-        body: toWireParams(request),
-        stream: true,
-        signal,
-      })
-      .withResponse();
-    const page = webPageInstead(response, provider);
-    if (page) {
-      await response.body?.cancel().catch(() => undefined); // the page itself is of no use
-      yield { type: "error", error: page };
-      return;
-    }
-    stream = isJsonResponse(response) ? jsonAnswer(response) : data;
-  } catch (error) {
-    yield { type: "error", error: classify(request, error, false) };
+  let form = thinkingForm(request);
+  const notice = thinkingNotice(request, form);
+  if (notice) yield { type: "notice", text: notice };
+  let opened = await open(client, request, form);
+  const asked = "error" in opened ? opened.asked : undefined;
+  if (asked && asked !== form && form !== "none" && request.thinking !== "off") {
+    // The API said which thinking form this model takes: send it that way, and from now on.
+    form = asked;
+    rememberThinkingForm(request, form);
+    const mapped = thinkingNotice(request, form);
+    if (mapped) yield { type: "notice", text: mapped };
+    opened = await open(client, request, form);
+  }
+  if ("error" in opened) {
+    yield { type: "error", error: opened.error };
     return;
   }
+  const { stream } = opened;
 
   const turn = new Turn();
   const usage = () => (turn.started ? { usage: turn.usage } : {});

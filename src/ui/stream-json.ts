@@ -1,5 +1,6 @@
 import type { AgentEvent } from "../agent/events.ts";
-import type { ProviderErrorKind, StopReason, Usage } from "../providers/types.ts";
+import { REDACTED_DATA } from "../providers/anthropic-messages.ts";
+import type { AssistantBlock, ProviderErrorKind, StopReason, Usage } from "../providers/types.ts";
 import { jsonLine, type Renderer, type RenderOptions } from "./renderer.ts";
 
 /**
@@ -58,6 +59,17 @@ const NO_EXTRAS = { container: null, context_management: null, diagnostics: null
 /** `msg_` and 24 hex digits of a UUIDv7: ion's id for a model step (its wires do not all give one). */
 function messageId(): string {
   return `msg_${Bun.randomUUIDv7().replaceAll("-", "").slice(0, 24)}`;
+}
+
+/**
+ * A content block as Claude Code prints it: provider-specific fields stay out, and Anthropic's redacted
+ * thinking (kept by ion as a thinking block's opaque field) is a `redacted_thinking` block again.
+ */
+function claudeBlock(block: AssistantBlock): Record<string, unknown> {
+  if (block.type === "text") return { ...block, citations: null };
+  const { opaque, ...rest } = block;
+  const data = block.type === "thinking" ? opaque?.fields[REDACTED_DATA] : undefined;
+  return typeof data === "string" ? { type: "redacted_thinking", data } : rest;
 }
 
 type RawEvent = Record<string, unknown> & { type: string };
@@ -254,9 +266,7 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
             role: "assistant",
             model,
             // Thinking keeps its signature: a consumer replaying the conversation to Anthropic needs it.
-            content: event.message.content.map((block) =>
-              block.type === "text" ? { ...block, citations: null } : block,
-            ),
+            content: event.message.content.map(claudeBlock),
             stop_reason: event.stop_reason,
             stop_sequence: null,
             usage: messageUsage(event.usage),

@@ -103,6 +103,8 @@ const expected: Record<string, () => Promise<StreamEvent[]>> = {
     ...finishEvents("tool_use", usageOf(502, 137)),
   ],
   "anthropic-stream-thinking-tool-use.sse": async () => [
+    // The thinking block starts as a block of its own, tagged as this provider's.
+    { type: "thinking_opaque", fields: {}, newBlock: true },
     ...thinkingPieces.map((text) => ({ type: "thinking_delta" as const, text })),
     { type: "thinking_signature", signature: await weatherSignature() },
     ...toolCallEvents(

@@ -75,6 +75,7 @@ export const InitSchema = z.strictObject({
 const assistantBlock = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("text"), text: z.string(), citations: z.null() }),
   z.strictObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
+  z.strictObject({ type: z.literal("redacted_thinking"), data: z.string() }),
   z.strictObject({
     type: z.literal("tool_use"),
     id: z.string(),
