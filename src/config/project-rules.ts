@@ -24,6 +24,8 @@ const PROVIDER_RULES: RuleTree = {
   name: "project",
   models: "project",
   context_window: "project",
+  // Only what the provider itself returned goes back to it: nothing leaves for elsewhere.
+  resend_reasoning_content: "project",
   api_key: "trusted",
   api_base: "trusted",
   headers: "trusted",
@@ -114,7 +116,7 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
   if (userOnly !== "")
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
-        `context_window, thinking, providers.<id>.{name,models,context_window}, history.compact_threshold ` +
+        `context_window, thinking, providers.<id>.{name,models,context_window,resend_reasoning_content}, history.compact_threshold ` +
         `and network.idle_timeout_s; set the rest in ${userFile}`,
     );
   return lines;

@@ -147,7 +147,12 @@ export function resolveProvider(
     apiKey,
     keySource,
     headers: { ...entry?.headers },
-    quirks: { ...builtin?.quirks },
+    quirks: {
+      ...builtin?.quirks,
+      ...(entry?.resend_reasoning_content === undefined
+        ? {}
+        : { resendReasoningContent: entry.resend_reasoning_content }),
+    },
     idleTimeoutMs: idleTimeoutMs(config),
     ...(urlSource ? { baseURLSource: urlSource } : {}),
   };

@@ -27,6 +27,8 @@ export const ProviderConfigSchema = z.strictObject({
   models: z.optional(z.array(z.string())),
   headers: z.optional(z.record(z.string(), z.string())),
   context_window: z.optional(positiveInt),
+  /** Send the model's `reasoning_content` back on tool-call turns (DeepSeek, Kimi); unset: by URL and model. */
+  resend_reasoning_content: z.optional(z.boolean()),
 });
 
 export const ThinkingSchema = z.enum(["off", "low", "medium", "high"]);

@@ -95,6 +95,9 @@ const CONTEXT_OVERFLOW =
 const MODEL_NOT_FOUND =
   /model_not_found|\bmodels?\b.{0,80}?\b(not found|does not exist)|unknown model|no such model|invalid model|^model: |no endpoints found for/i;
 
+/** OpenRouter's 404 when no endpoint of the model takes `tools` (or the `tool_choice` given). */
+const NO_TOOL_ENDPOINTS = /no endpoints found that support (tool use|the provided 'tool_choice')/i;
+
 /** A server message quoted in an auth error is kept to this many characters; others to SERVER_TEXT_MAX. */
 export const AUTH_TEXT_MAX = 200;
 const SERVER_TEXT_MAX = 300;
@@ -238,6 +241,14 @@ export function classifyHttpError(
     return {
       kind: "model_not_found",
       message: `unknown model "${model}" for ${provider.id}: ${text}`,
+      ...base,
+    };
+  }
+  if (NO_TOOL_ENDPOINTS.test(text)) {
+    // OpenRouter: no provider serving this model accepts `tools`. A 404, but the base URL is fine.
+    return {
+      kind: "bad_request",
+      message: `${provider.id}/${model} cannot use tools (${text}): run with --no-tools, or choose a model that supports tools (\`ion models --provider ${provider.id}\` marks them)`,
       ...base,
     };
   }

@@ -5,13 +5,7 @@
  * places) are absorbed here, so the rest of ion only sees StreamEvents.
  */
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
-import type {
-  ChatCompletionChunk,
-  ChatCompletionCreateParamsStreaming,
-  ChatCompletionFunctionTool,
-  ChatCompletionMessageFunctionToolCall,
-  ChatCompletionMessageParam,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { redactText } from "../util/secrets.ts";
 import {
   abortedError,
@@ -23,107 +17,55 @@ import {
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import { completionAsChunk, isJsonResponse, webPageInstead } from "./json-answer.ts";
+import { buildParams } from "./openai-request.ts";
 import {
-  type AssistantMessage,
   emptyUsage,
-  type Message,
   type ProviderError,
   type StopReason,
   type StreamEvent,
   type StreamRequest,
-  type ToolSpec,
   type Usage,
-  type UserMessage,
 } from "./types.ts";
 
 type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
 
 interface PendingCall {
   id: string;
+  /** Whether the vendor named the call (else ion made up its id). */
+  named: boolean;
   name: string;
   args: string;
+  /** Gemini's `extra_content` (its thought signature), sent back with the call. */
+  extra?: unknown;
 }
 
 /** What one response has streamed so far. */
 interface StreamState {
+  /** By ion's index, which numbers calls in the order they start. */
   calls: Map<number, PendingCall>;
+  /** The vendor's `index` → ion's index of the call streaming there now. */
+  slots: Map<number, number>;
   finish: string | undefined;
   usage: Usage | undefined;
+  /** OpenRouter's `reasoning_details` since the last text, fragments merged. */
+  details: Record<string, unknown>[];
+  /** Whether the thinking block being streamed is tagged with the field its text came from. */
+  tagged: boolean;
+}
+
+function newState(): StreamState {
+  return {
+    calls: new Map(),
+    slots: new Map(),
+    finish: undefined,
+    usage: undefined,
+    details: [],
+    tagged: false,
+  };
 }
 
 function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-
-// ── request ────────────────────────────────────────────────────────────────────────────────────
-
-function assistantMessage(message: AssistantMessage): ChatCompletionMessageParam | undefined {
-  // Thinking blocks have no place on this wire: vendors neither accept nor need them back.
-  const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-  const toolCalls: ChatCompletionMessageFunctionToolCall[] = message.content.flatMap((b) =>
-    b.type === "tool_use"
-      ? [{ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input) } }]
-      : [],
-  );
-  if (toolCalls.length === 0) return text ? { role: "assistant", content: text } : undefined;
-  return text
-    ? { role: "assistant", content: text, tool_calls: toolCalls }
-    : { role: "assistant", tool_calls: toolCalls };
-}
-
-/** Tool results must directly follow the assistant's tool calls, so they go before any user text. */
-function userMessages(message: UserMessage): ChatCompletionMessageParam[] {
-  const out: ChatCompletionMessageParam[] = [];
-  for (const block of message.content) {
-    if (block.type === "tool_result") {
-      out.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.content });
-    }
-  }
-  const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
-  if (text) out.push({ role: "user", content: text });
-  return out;
-}
-
-function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
-  const out: ChatCompletionMessageParam[] = system ? [{ role: "system", content: system }] : [];
-  for (const message of messages) {
-    if (message.role === "user") out.push(...userMessages(message));
-    else {
-      const mapped = assistantMessage(message);
-      if (mapped) out.push(mapped);
-    }
-  }
-  return out;
-}
-
-function toTools(tools: ToolSpec[]): ChatCompletionFunctionTool[] {
-  return tools.map((t) => ({
-    type: "function",
-    function: { name: t.name, description: t.description, parameters: t.input_schema },
-  }));
-}
-
-function buildParams(request: StreamRequest): ChatCompletionCreateParamsStreaming {
-  const { provider } = request;
-  const params: ChatCompletionCreateParamsStreaming = {
-    model: request.model,
-    messages: toChatMessages(request.system, request.messages),
-    stream: true,
-  };
-  if (provider.quirks.streamUsage !== false) params.stream_options = { include_usage: true };
-  if (request.tools.length > 0) params.tools = toTools(request.tools);
-  if (request.maxTokens !== undefined) {
-    // OpenAI's reasoning models reject `max_tokens`; most compatible servers (Ollama's /v1, older
-    // vLLM and llama.cpp) only read `max_tokens`.
-    if (provider.quirks.maxTokensParam === "max_completion_tokens")
-      params.max_completion_tokens = request.maxTokens;
-    else params.max_tokens = request.maxTokens;
-  }
-  // `reasoning_effort` on every vendor, Ollama included: its /v1 endpoint reads `reasoning_effort`
-  // (and `reasoning.effort`) and turns it into its native `think`, while a `think` field sent to /v1
-  // is silently dropped. Levels map one to one; "off" sends nothing so non-reasoning models still work.
-  if (request.thinking !== "off") params.reasoning_effort = request.thinking;
-  return params;
 }
 
 function makeClient(request: StreamRequest): OpenAI {
@@ -168,16 +110,65 @@ function toUsage(raw: unknown): Usage | undefined {
   };
 }
 
-/** Reasoning text: `reasoning_content` (DeepSeek, Groq, vLLM) or `reasoning` (OpenRouter, Ollama). */
-function reasoningText(delta: unknown): string {
+/** Reasoning text: `reasoning_content` (DeepSeek, Kimi, Groq, vLLM) or `reasoning` (OpenRouter, Ollama). */
+function reasoningText(delta: unknown): { field: string; text: string } | undefined {
   const fields = record(delta);
-  const text = fields?.reasoning_content ?? fields?.reasoning;
-  return typeof text === "string" ? text : "";
+  for (const field of ["reasoning_content", "reasoning"]) {
+    const text = fields?.[field];
+    if (typeof text === "string" && text) return { field, text };
+  }
+  return undefined;
 }
 
-/** Some vendors omit `index`: a new id starts a new call, anything else continues the last one. */
+/**
+ * OpenRouter streams each reasoning detail in fragments sharing its `type` and `index` (and `id`): they
+ * are joined back into one, as the API wants them returned — later fragments add text and metadata
+ * such as the signature. Details without an index are never joined.
+ */
+export function mergeDetails(into: Record<string, unknown>[], pieces: unknown[]): Record<string, unknown>[] {
+  const out = into.map((d) => ({ ...d }));
+  for (const piece of pieces) {
+    const detail = record(piece);
+    if (!detail) continue;
+    const last = out.at(-1);
+    const same =
+      last !== undefined &&
+      typeof detail.index === "number" &&
+      last.index === detail.index &&
+      last.type === detail.type &&
+      (detail.id == null || last.id == null || last.id === detail.id);
+    if (!same) {
+      out.push({ ...detail });
+      continue;
+    }
+    for (const [key, value] of Object.entries(detail)) {
+      const before = last[key];
+      if (
+        ["text", "summary", "data"].includes(key) &&
+        typeof value === "string" &&
+        typeof before === "string"
+      )
+        last[key] = before + value;
+      else if (value != null) last[key] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * Where a call delta belongs, as ion's index. By the vendor's `index`, except that Gemini streams parallel
+ * calls all at index 0, told apart by id. Some vendors omit `index`: a new id starts a new call, anything
+ * else continues the last one.
+ */
 function callIndex(call: ToolCallDelta, state: StreamState): number {
-  if (typeof call.index === "number") return call.index;
+  if (typeof call.index === "number") {
+    const slot = state.slots.get(call.index);
+    const current = slot === undefined ? undefined : state.calls.get(slot);
+    // A new id where a call with an id of its own is streaming: the next parallel call.
+    if (slot !== undefined && !(call.id && current?.named && current.id !== call.id)) return slot;
+    state.slots.set(call.index, state.calls.size);
+    return state.calls.size;
+  }
   const known = [...state.calls.entries()].find(([, c]) => call.id && c.id === call.id);
   if (known) return known[0];
   return call.id || state.calls.size === 0 ? state.calls.size : state.calls.size - 1;
@@ -187,12 +178,15 @@ function* toolCallEvents(call: ToolCallDelta, state: StreamState): Generator<Str
   const index = callIndex(call, state);
   let pending = state.calls.get(index);
   if (!pending) {
-    pending = { id: call.id || `call_${index}`, name: call.function?.name ?? "", args: "" };
+    const named = Boolean(call.id);
+    pending = { id: call.id || `call_${index}`, named, name: call.function?.name ?? "", args: "" };
     state.calls.set(index, pending);
     yield { type: "tool_call_start", index, id: pending.id, name: pending.name };
   } else if (!pending.name && call.function?.name) {
     pending.name = call.function.name;
   }
+  const extra = record(call)?.extra_content;
+  if (extra != null) pending.extra = extra;
   const piece = call.function?.arguments;
   if (piece) {
     pending.args += piece;
@@ -208,8 +202,23 @@ function* chunkEvents(chunk: ChatCompletionChunk, state: StreamState): Generator
     if (choice.index) continue; // only one choice is ever requested
     const delta = choice.delta ?? {};
     const thinking = reasoningText(delta);
-    if (thinking) yield { type: "thinking_delta", text: thinking };
-    if (typeof delta.content === "string" && delta.content) yield { type: "text_delta", text: delta.content };
+    if (thinking) {
+      yield { type: "thinking_delta", text: thinking.text };
+      // Where the text came from decides whether it goes back (DeepSeek's `reasoning_content`).
+      if (!state.tagged) yield { type: "thinking_opaque", fields: { [thinking.field]: true } };
+      state.tagged = true;
+    }
+    const details = record(delta)?.reasoning_details;
+    if (Array.isArray(details) && details.length > 0) {
+      state.details = mergeDetails(state.details, details);
+      // The whole list so far: the loop keeps the latest value of a field on the thinking block.
+      yield { type: "thinking_opaque", fields: { reasoning_details: state.details } };
+    }
+    if (typeof delta.content === "string" && delta.content) {
+      yield { type: "text_delta", text: delta.content };
+      state.tagged = false;
+      state.details = [];
+    }
     for (const call of delta.tool_calls ?? []) yield* toolCallEvents(call, state);
     if (choice.finish_reason) state.finish = choice.finish_reason;
   }
@@ -236,7 +245,8 @@ function stopReason(finish: string | undefined, hasCalls: boolean): StopReason {
 function* finishEvents(state: StreamState): Generator<StreamEvent> {
   const calls = [...state.calls.entries()].sort((a, b) => a[0] - b[0]);
   for (const [, call] of calls) {
-    yield { type: "tool_call", id: call.id, name: call.name, ...parseArguments(call.args) };
+    const opaque = call.extra === undefined ? {} : { opaque: { extra_content: call.extra } };
+    yield { type: "tool_call", id: call.id, name: call.name, ...parseArguments(call.args), ...opaque };
   }
   if (state.usage) yield { type: "usage", usage: state.usage };
   yield {
@@ -288,11 +298,13 @@ async function* jsonAnswer(response: Response): AsyncGenerator<ChatCompletionChu
 
 /** Streams one Chat Completions request. Never throws: failures end the stream with an `error` event. */
 export async function* streamOpenAI(request: StreamRequest): AsyncGenerator<StreamEvent> {
-  const state: StreamState = { calls: new Map(), finish: undefined, usage: undefined };
+  const state = newState();
+  const { params, notice } = buildParams(request);
+  if (notice) yield { type: "notice", text: notice };
   let stream: AsyncIterable<ChatCompletionChunk>;
   try {
     const { data, response } = await makeClient(request)
-      .chat.completions.create(buildParams(request), { signal: request.signal })
+      .chat.completions.create(params, { signal: request.signal })
       .withResponse();
     const page = webPageInstead(response, request.provider);
     if (page) {

@@ -160,9 +160,9 @@ describe("input", () => {
     using box = new Sandbox();
     await box.writeConfig({ preamble: "PREAMBLE-FROM-CONFIG" });
     server.enqueueReply("openai", { text: "ok" });
-    const run = await box.run(["run", ...MODEL, "--system", "SYSTEM-FROM-FLAG", "--thinking", "high", "hi"], {
-      env,
-    });
+    // A reasoning model: gpt-4o-mini takes no reasoning_effort.
+    const args = ["-m", "openai/o4-mini", "--system", "SYSTEM-FROM-FLAG", "--thinking", "high", "hi"];
+    const run = await box.run(["run", ...args], { env });
     expect(run.code).toBe(0);
     const body = server.requests.at(-1)?.body as {
       messages: { role: string; content: string }[];

@@ -275,10 +275,10 @@ describe("the request the SDK sends", () => {
     expect(body().tools).toBeUndefined();
   });
 
-  test("a thinking level becomes reasoning_effort", async () => {
+  test("a thinking level becomes reasoning_effort on a reasoning model", async () => {
     for (const level of ["low", "medium", "high"] as const) {
       server.enqueue({ body: await textStream() });
-      await collect(request({ thinking: level }));
+      await collect(request({ model: "o4-mini", thinking: level }));
       expect(body().reasoning_effort).toBe(level);
     }
   });
@@ -337,6 +337,8 @@ describe("vendor stream variations", () => {
     expect(parseError?.type === "tool_call" && parseError.parse_error).toBeTruthy();
     expect(events).toEqual([
       { type: "thinking_delta", text: "Let me " },
+      // The block is tagged with the field its text came from (DeepSeek wants `reasoning_content` back).
+      { type: "thinking_opaque", fields: { reasoning_content: true } },
       { type: "thinking_delta", text: "think." },
       { type: "text_delta", text: "Done" },
       { type: "tool_call_start", index: 0, id: "c1", name: "bash" },

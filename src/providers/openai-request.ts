@@ -1,0 +1,154 @@
+/**
+ * The Chat Completions request body: ion's messages in the wire's shape, with what the vendor wants
+ * back from earlier answers (Gemini's `extra_content` on a call, OpenRouter's `reasoning_details`,
+ * DeepSeek's and Kimi's `reasoning_content`), and thinking in the values the model takes.
+ *
+ * Opaque fields go back only to the provider that produced them (tagged in the session with provider
+ * id and wire); another provider's are dropped.
+ */
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import {
+  GEMINI_SKIP_SIGNATURE,
+  needsThoughtSignature,
+  resendsReasoningContent,
+  thinkingChoice,
+} from "./openai-rules.ts";
+import type {
+  AssistantMessage,
+  Message,
+  OpaqueFields,
+  StreamRequest,
+  ToolSpec,
+  ToolUseBlock,
+  UserMessage,
+} from "./types.ts";
+
+/** How this request treats what earlier answers carried. */
+interface EchoRules {
+  provider: string;
+  reasoningContent: boolean;
+  thoughtSignature: boolean;
+}
+
+/** The fields of `opaque` when this provider on this wire produced them. */
+function ownFields(opaque: OpaqueFields | undefined, rules: EchoRules): Record<string, unknown> | undefined {
+  return opaque && opaque.provider === rules.provider && opaque.wire === "openai" ? opaque.fields : undefined;
+}
+
+type ToolCallParam = ChatCompletionMessageFunctionToolCall & { extra_content?: unknown };
+
+function toolCall(block: ToolUseBlock, first: boolean, rules: EchoRules): ToolCallParam {
+  const call: ToolCallParam = {
+    id: block.id,
+    type: "function",
+    function: { name: block.name, arguments: JSON.stringify(block.input) },
+  };
+  const extra = ownFields(block.opaque, rules)?.extra_content;
+  if (extra !== undefined) call.extra_content = extra;
+  // Gemini 3 validates the first call of each step; only Gemini's own calls have a real signature.
+  else if (first && rules.thoughtSignature)
+    call.extra_content = { google: { thought_signature: GEMINI_SKIP_SIGNATURE } };
+  return call;
+}
+
+type AssistantParam = ChatCompletionAssistantMessageParam & {
+  reasoning_content?: string;
+  reasoning_details?: unknown[];
+};
+
+function assistantMessage(
+  message: AssistantMessage,
+  rules: EchoRules,
+): ChatCompletionMessageParam | undefined {
+  const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+  const uses = message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+  const toolCalls = uses.map((b, i) => toolCall(b, i === 0, rules));
+  let reasoning = "";
+  const details: unknown[] = [];
+  for (const block of message.content) {
+    if (block.type !== "thinking") continue;
+    const own = ownFields(block.opaque, rules);
+    if (!own) continue;
+    if (own.reasoning_content === true || own.reasoning === true) reasoning += block.thinking;
+    if (Array.isArray(own.reasoning_details)) details.push(...own.reasoning_details);
+  }
+  if (toolCalls.length === 0 && !text) return undefined;
+  const out: AssistantParam = { role: "assistant" };
+  if (text) out.content = text;
+  if (toolCalls.length > 0) out.tool_calls = toolCalls;
+  // DeepSeek and Kimi want the field on every tool-call turn, empty when the turn had no reasoning of theirs.
+  if (toolCalls.length > 0 && rules.reasoningContent) out.reasoning_content = reasoning;
+  if (details.length > 0) out.reasoning_details = details;
+  return out;
+}
+
+/** Tool results must directly follow the assistant's tool calls, so they go before any user text. */
+function userMessages(message: UserMessage): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  for (const block of message.content) {
+    if (block.type === "tool_result") {
+      out.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.content });
+    }
+  }
+  const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
+  if (text) out.push({ role: "user", content: text });
+  return out;
+}
+
+function toChatMessages(system: string, messages: Message[], rules: EchoRules): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = system ? [{ role: "system", content: system }] : [];
+  for (const message of messages) {
+    if (message.role === "user") out.push(...userMessages(message));
+    else {
+      const mapped = assistantMessage(message, rules);
+      if (mapped) out.push(mapped);
+    }
+  }
+  return out;
+}
+
+function toTools(tools: ToolSpec[]): ChatCompletionFunctionTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    function: { name: t.name, description: t.description, parameters: t.input_schema },
+  }));
+}
+
+/** The request body, and what to tell the user about the thinking level (once a session). */
+export function buildParams(request: StreamRequest): {
+  params: ChatCompletionCreateParamsStreaming;
+  notice?: string;
+} {
+  const { provider } = request;
+  const rules: EchoRules = {
+    provider: provider.id,
+    reasoningContent: resendsReasoningContent(request),
+    thoughtSignature: needsThoughtSignature(request),
+  };
+  const params: ChatCompletionCreateParamsStreaming = {
+    model: request.model,
+    messages: toChatMessages(request.system, request.messages, rules),
+    stream: true,
+  };
+  if (provider.quirks.streamUsage !== false) params.stream_options = { include_usage: true };
+  if (request.tools.length > 0) params.tools = toTools(request.tools);
+  if (request.maxTokens !== undefined) {
+    // OpenAI's reasoning models reject `max_tokens`; most compatible servers (Ollama's /v1, older
+    // vLLM and llama.cpp) only read `max_tokens`.
+    if (provider.quirks.maxTokensParam === "max_completion_tokens")
+      params.max_completion_tokens = request.maxTokens;
+    else params.max_tokens = request.maxTokens;
+  }
+  // `reasoning_effort` on every vendor, Ollama included (its /v1 turns it into its native `think`),
+  // where the model reasons and in the values it takes; vendor values such as Groq's "default" are
+  // outside the SDK's type, hence the assign.
+  const thinking = thinkingChoice(request);
+  if (thinking.effort !== undefined) Object.assign(params, { reasoning_effort: thinking.effort });
+  return thinking.notice ? { params, notice: thinking.notice } : { params };
+}
