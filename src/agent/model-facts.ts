@@ -23,7 +23,8 @@ export interface ModelFacts {
  * provider's own list in the cache is fresh and was fetched from the endpoint and key this run will use;
  * a list from another base URL (a gateway, a local server) or an expired one cannot say what this
  * endpoint serves, so a missing id is then a warning and the request goes ahead. Custom
- * openai-compatible providers are never checked.
+ * openai-compatible providers are never checked. Ollama is the exception to "cache only": its window
+ * is per model and per server, so it is asked of the server once (see `ollamaFacts`).
  */
 export async function modelFacts(
   config: Config,
@@ -57,11 +58,35 @@ export async function modelFacts(
       `"${id}" is not in the cached model list, which ${why}; sending it anyway (\`ion models --refresh\` updates the list)`,
     );
   }
-  return {
+  const facts: ModelFacts = {
     contextWindow: contextWindow(config, provider.id) ?? info?.context ?? defaultContextWindow(provider.id),
     maxOutput: info?.output ?? undefined,
     price: (usage) => costOf(usage, info),
     warnings,
     ...(info ? { capabilities: { reasoning: info.reasoning, tool_call: info.tool_call } } : {}),
+  };
+  return provider.wire === "ollama" ? ollamaFacts(config, provider, model, facts) : facts;
+}
+
+/**
+ * Ollama: the window is the one ion asks the server for (config `context_window`, else the model's own
+ * from /api/show, see ollama-show.ts); it is set on `provider` as `numCtx` for the wire to send, so
+ * compaction and the server work with the same window. Capabilities come from /api/show too.
+ */
+async function ollamaFacts(
+  config: Config,
+  provider: ResolvedProvider,
+  model: string,
+  facts: ModelFacts,
+): Promise<ModelFacts> {
+  const { ollamaCapabilities, ollamaWindow, showModel } = await import("../providers/ollama-show.ts");
+  const shown = await showModel(provider, model);
+  const info = shown.ok ? shown.model : undefined;
+  const window = ollamaWindow(contextWindow(config, provider.id), info);
+  if (window !== undefined) provider.numCtx = window;
+  return {
+    ...facts,
+    contextWindow: window,
+    ...(info ? { capabilities: facts.capabilities ?? ollamaCapabilities(info) } : {}),
   };
 }

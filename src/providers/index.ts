@@ -20,6 +20,11 @@ async function* wireStream(request: StreamRequest): AsyncGenerator<StreamEvent> 
       yield* streamMistral(request);
       return;
     }
+    case "ollama": {
+      const { streamOllama } = await import("./ollama.ts");
+      yield* streamOllama(request);
+      return;
+    }
   }
 }
 

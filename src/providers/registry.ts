@@ -76,16 +76,17 @@ export const BUILTIN_PROVIDERS: readonly ProviderInfo[] = [
   {
     id: "ollama",
     name: "Ollama",
-    wire: "openai",
+    // Its native /api/chat, not /v1: only there can a request set `options.num_ctx`. On /v1 Ollama uses
+    // its default context (4096 tokens on most machines) and silently drops the oldest messages of a
+    // longer prompt — ion's own instructions and tools alone are over 3k tokens.
+    wire: "ollama",
+    // The host with /v1, as `ollamaBaseURL` writes it; the wire and the model list take the host part.
     baseURL: "http://127.0.0.1:11434/v1",
     keyEnv: [],
     baseURLEnv: "OLLAMA_HOST",
     needsKey: false,
-    // No contextWindow: Ollama's window is the server's `num_ctx` setting (its default differs between
-    // versions and machines), unknowable from the provider id; and Ollama truncates an over-long prompt
-    // instead of failing, so a guess either compacts needlessly or too late. Users set `context_window`
-    // (or `providers.ollama.context_window`) to the server's num_ctx.
-    // Ollama's /v1 maps reasoning_effort onto its native `think`, so no quirk is needed for thinking.
+    // No contextWindow: the window is per model, asked of Ollama at session start (`/api/show`) and
+    // sent as num_ctx (see ollama-show.ts); `context_window` in config overrides it.
     quirks: {},
   },
   {

@@ -6,7 +6,7 @@
 export type ThinkingLevel = "off" | "low" | "medium" | "high";
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "low", "medium", "high"];
 
-export type WireId = "openai" | "anthropic" | "mistral";
+export type WireId = "openai" | "anthropic" | "mistral" | "ollama";
 
 export interface TextBlock {
   type: "text";
@@ -183,6 +183,12 @@ export interface ResolvedProvider {
    * attempt fails (config `network.idle_timeout_s`); DEFAULT_IDLE_TIMEOUT_MS when unset.
    */
   idleTimeoutMs?: number;
+  /**
+   * The context window the wire must ask the server for, on a server that would otherwise use a
+   * smaller one and silently drop the oldest messages (Ollama's `options.num_ctx`). Set when a session
+   * resolves the model (`modelFacts`), so every request of the session — summaries included — uses it.
+   */
+  numCtx?: number;
 }
 
 /** `network.idle_timeout_s` when the config says nothing: long enough for a slow first token. */

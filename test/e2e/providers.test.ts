@@ -17,7 +17,7 @@ const SECRETS = [ENV_KEY, CONFIG_KEY, FILE_KEY, LOGIN_KEY];
 const ProviderItem = z.strictObject({
   id: z.string(),
   name: z.string(),
-  wire: z.enum(["openai", "anthropic", "mistral"]),
+  wire: z.enum(["openai", "anthropic", "mistral", "ollama"]),
   builtin: z.boolean(),
   base_url: z.string().nullable(),
   auth: z.string().nullable(),
@@ -91,7 +91,7 @@ describe("ion providers", () => {
     expect(rows.get("ollama")).toEqual([
       "ollama",
       "Ollama",
-      "openai",
+      "ollama",
       "http://127.0.0.1:5555/v1",
       "not needed",
     ]);

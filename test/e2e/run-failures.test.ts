@@ -74,7 +74,11 @@ describe("provider failures", () => {
 
   test("an unknown model is reported as such", async () => {
     using box = new Sandbox();
-    server.enqueue({ ...(await errorReply("ollama", 404)), pathSuffix: "/chat/completions" });
+    // Ollama's /api/show says so first (server/routes.go: "model '%s' not found"), then its /api/chat.
+    server.enqueue(
+      { pathSuffix: "/api/show", status: 404, body: JSON.stringify({ error: "model 'nope:1b' not found" }) },
+      { ...(await errorReply("ollama", 404)), pathSuffix: "/api/chat" },
+    );
     const run = await box.run(["run", "-m", "ollama/nope:1b", "hi"], {
       env: { OLLAMA_HOST: `127.0.0.1:${server.port}` },
     });

@@ -1,5 +1,6 @@
 /**
- * End to end: the real CLI against the fake server, once per provider, through each wire.
+ * End to end: the real CLI against the fake server, once per provider, through each wire. Ollama's
+ * native wire has its own file (run-ollama.test.ts): it asks /api/show before the chat.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { jsonLines, Sandbox } from "../support/cli.ts";
@@ -46,13 +47,6 @@ const CASES: Case[] = [
     model: "mistral-small-latest",
     path: "/v1/chat/completions",
     setup: async (s) => ({ MISTRAL_BASE_URL: s.url, MISTRAL_API_KEY: FAKE_KEY }),
-  },
-  {
-    provider: "ollama",
-    wire: "openai",
-    model: "qwen3:8b",
-    path: "/v1/chat/completions",
-    setup: async (s) => ({ OLLAMA_HOST: `127.0.0.1:${s.port}` }),
   },
   {
     provider: "openrouter",

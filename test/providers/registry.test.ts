@@ -17,7 +17,7 @@ describe("builtinProvider", () => {
     expect(builtinProvider("mistral")).toMatchObject({ wire: "mistral", baseURL: "https://api.mistral.ai" });
     expect(builtinProvider("google")?.keyEnv).toEqual(["GEMINI_API_KEY", "GOOGLE_API_KEY"]);
     expect(builtinProvider("ollama")).toMatchObject({
-      wire: "openai",
+      wire: "ollama",
       baseURL: "http://127.0.0.1:11434/v1",
       keyEnv: [],
       baseURLEnv: "OLLAMA_HOST",
