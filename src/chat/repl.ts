@@ -141,6 +141,7 @@ export class Chat {
 
   async turn(text: string): Promise<void> {
     let result: RunResult | undefined;
+    const started = performance.now();
     const renderer = this.newRenderer();
     await this.render(
       (signal) => this.session.turn([{ type: "text", text }], signal),
@@ -156,9 +157,21 @@ export class Chat {
         contextUsed: this.session.contextUsed,
         contextWindow: this.session.contextWindow,
       });
+    this.bell(performance.now() - started, result);
     // The user reads and types now: a full collection costs nothing they would notice, and keeps a
     // long chat's memory near where it started.
     Bun.gc(true);
+  }
+
+  /**
+   * BEL when a long turn ends on a terminal, so a user who looked away hears it (config
+   * `chat.notify_after_s`, default 30 s; 0 = never). Keys typed during a turn are swallowed, so no input
+   * is pending; a turn the user stopped with Ctrl+C needs no bell — they are there.
+   */
+  private bell(ms: number, result: RunResult | undefined): void {
+    const after = this.session.configuration.chat?.notify_after_s ?? 30;
+    if (!this.io.input || after <= 0 || ms < after * 1000 || result?.subtype === "error_interrupted") return;
+    this.io.progress.write("\x07");
   }
 
   private newRenderer(): ChatRenderer {

@@ -8,6 +8,7 @@ import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
 import { type SlashCommand, SlashRegistry } from "./registry.ts";
 import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts";
+import { copyCommand } from "./slash-copy.ts";
 
 /**
  * The built-in slash commands. Each is a row of the registry: help, completion and "did you mean"
@@ -211,6 +212,10 @@ const resume: Command = {
         `resumed ${opened.id.slice(0, 13)} · ${safeForTerminal(opened.header.title)} · ${opened.messageCount} messages · ${context.session.provider.id}/${context.session.model}`,
       ),
     );
+    if (context.interactive) {
+      const { resumeView } = await import("./resume-view.ts");
+      for (const line of resumeView(opened.view, context.style, process.stdout.columns)) context.print(line);
+    }
   },
 };
 
@@ -287,6 +292,7 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     skillsCommand,
     skillCommand,
     exportCommand,
+    copyCommand,
     quit,
   );
 }

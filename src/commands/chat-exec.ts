@@ -138,6 +138,11 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   });
   try {
     greet(session, notice);
+    if (session.resumed && interactive && args.quiet !== true) {
+      const { resumeView } = await import("../chat/resume-view.ts");
+      for (const line of resumeView(session.resumed.view, style, process.stdout.columns))
+        progress.write(`${line}\n`);
+    }
     await chat.run();
   } finally {
     process.off("SIGINT", onSignal);

@@ -18,6 +18,7 @@ export const chatArgs = {
   },
   session: { type: "boolean", default: true, negativeDescription: "Save nothing: no session file" },
   verbose: { type: "boolean", alias: "v", description: "SDK logs on stderr" },
+  quiet: { type: "boolean", alias: "q", description: "Do not show a resumed session's last exchanges" },
 } as const;
 
 export default defineCommand({

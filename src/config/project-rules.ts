@@ -43,6 +43,8 @@ const PROJECT_RULES: RuleTree = {
   providers: { "*": PROVIDER_RULES },
   history: { compact_threshold: "project" },
   network: { idle_timeout_s: "project" },
+  // A bell after a long turn: harmless, a project may choose it.
+  chat: { notify_after_s: "project" },
   tools: "trusted",
   permissions: "trusted",
   hooks: "trusted",
@@ -116,8 +118,8 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
   if (userOnly !== "")
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
-        `context_window, thinking, providers.<id>.{name,models,context_window,resend_reasoning_content}, history.compact_threshold ` +
-        `and network.idle_timeout_s; set the rest in ${userFile}`,
+        `context_window, thinking, providers.<id>.{name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
+        `network.idle_timeout_s and chat.notify_after_s; set the rest in ${userFile}`,
     );
   return lines;
 }

@@ -61,6 +61,12 @@ export const ConfigSchema = z.strictObject({
       idle_timeout_s: z.optional(z.number().check(z.positive(), z.maximum(86_400))),
     }),
   ),
+  chat: z.optional(
+    z.strictObject({
+      /** A chat turn that took longer than this many seconds rings the terminal's bell when it ends; 0: never. */
+      notify_after_s: z.optional(z.number().check(z.minimum(0), z.maximum(86_400))),
+    }),
+  ),
   memory: z.optional(z.looseObject({})),
   hooks: z.optional(z.record(z.string(), z.unknown())),
   mcpServers: z.optional(z.record(z.string(), z.unknown())),
