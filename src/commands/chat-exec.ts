@@ -22,6 +22,8 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     });
   if (args.new === true && args.resume !== undefined)
     throw new IonError("usage", "--new and --resume cannot be used together");
+  if (args.new === true && args.continue === true)
+    throw new IonError("usage", "--new and --continue cannot be used together");
   // Before any request: with stdout closed (`>&-`) every answer could only be lost.
   if (closedByCaller(1))
     throw new IonError("io", "cannot write to stdout: it is closed (EBADF), so the answers would be lost", {
@@ -62,9 +64,11 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     notice,
     log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
-    skipBusyLatest: true,
+    // Without -c a busy latest session is passed over for a new one; `-c` asks for that one.
+    skipBusyLatest: args.continue !== true,
     choice: {
-      continueLatest: args.new !== true && args.resume === undefined,
+      continueLatest:
+        args.continue === true || (args.new !== true && args.resume === undefined && args.session !== false),
       resume: args.resume,
       noSession: args.session === false,
     },

@@ -7,6 +7,12 @@ export const chatArgs = {
     alias: "m",
     description: "Model as provider/model (default: the resumed session's, else the configured one)",
   },
+  continue: {
+    type: "boolean",
+    alias: "c",
+    description:
+      "Continue the latest session of this directory (the default, made explicit: fails if it is busy)",
+  },
   new: { type: "boolean", description: "Start a new session instead of resuming this directory's latest" },
   resume: { type: "string", alias: "r", description: "Resume the session with this id (or unique prefix)" },
   cwd: { type: "string", description: "Chat in this directory (the workspace root)" },

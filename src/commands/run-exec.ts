@@ -2,6 +2,7 @@ import { parseArgs } from "citty";
 import type { RunResult } from "../agent/events.ts";
 import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
+import { SessionInUseError } from "../history/session-errors.ts";
 import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
 import { jsonLine, OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
@@ -163,8 +164,9 @@ export async function executeRun(
     prompt?.close();
     release();
     await session?.close();
-    if (format !== "text")
-      renderer.onEvent({ type: "result", result: setupFailure(err, session?.id ?? newId) });
+    // A session held by another ion is named by its own id (it exists), not by the unused new one.
+    const id = session?.id ?? (err instanceof SessionInUseError ? err.id : newId);
+    if (format !== "text") renderer.onEvent({ type: "result", result: setupFailure(err, id) });
     throw err;
   }
 

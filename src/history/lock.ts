@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { IonError } from "../errors.ts";
 import { errnoOf, messageOf, systemMessage } from "./io.ts";
+import { holderKind } from "./lock-holder.ts";
 import { SessionInUseError } from "./session-errors.ts";
 
 /**
@@ -44,7 +45,7 @@ export async function acquireLock(path: string, id: string): Promise<SessionLock
     const seen = await readOwnerWaiting(path);
     if (seen === undefined) continue; // released meanwhile: try again
     if (seen.owner && isHolderAlive(seen.owner)) {
-      throw new SessionInUseError(id, seen.owner.pid);
+      throw new SessionInUseError(id, seen.owner.pid, holderKind(seen.owner.pid));
     }
     takeOver(path, seen.text);
   }

@@ -31,12 +31,20 @@ export class NewerSessionFormatError extends IonError {
   }
 }
 
-/** Another live ion process holds the session's lock. */
+/** Another live ion process holds the session's lock; `holder` says what it is when known ("an ion chat"). */
 export class SessionInUseError extends IonError {
-  constructor(id: string, pid: number) {
-    super("io", `session ${id} is in use by another ion process (pid ${pid})`, {
-      hint: "wait for it to finish, or start a new session",
+  readonly id: string;
+  readonly pid: number;
+
+  constructor(id: string, pid: number, holder?: string) {
+    const chat = holder === "an ion chat";
+    super("io", `session ${id} is in use by another ion process (pid ${pid}${holder ? `, ${holder}` : ""})`, {
+      hint: chat
+        ? "leave that chat (or /clear in it) first, or start a new session; nothing was sent or saved"
+        : "wait for it to finish, or start a new session; nothing was sent or saved",
     });
     this.name = "SessionInUseError";
+    this.id = id;
+    this.pid = pid;
   }
 }

@@ -1,7 +1,10 @@
-import type { Message } from "../providers/types.ts";
+import type { Message, ToolUseBlock } from "../providers/types.ts";
 import type { CompactionEntry, SessionEntry } from "./schema.ts";
 
-/** The conversation as the model sees it, with each message's entry number (`n`, or -1 for a summary). */
+/**
+ * The conversation as the model sees it, with each message's entry number (`n`; -1 for a message
+ * that is not in the file: a compaction summary, or the result given to an interrupted call).
+ */
 export interface ModelView {
   messages: Message[];
   ns: number[];
@@ -23,8 +26,17 @@ export function summaryMessage(summary: string): Message {
 }
 
 /**
+ * What the model is told about a call whose result was never saved although its step completed: ion
+ * was stopped (killed, crashed) while the calls ran or waited for approval. The file keeps only the call.
+ */
+export const INTERRUPTED_CALL_RESULT =
+  "interrupted: ion was stopped before this call finished, so it may have run, in part or in full, and its outcome is unknown. Check its effects before running it again.";
+
+/**
  * Rebuilds the model's view: the latest compaction's summary, then every message entry from its
  * `first_kept` on; without a compaction, all message entries. Originals before the cut stay on disk.
+ * Calls of a completed step that have no result get one saying they were interrupted, right after
+ * their step; calls of a step cut short (no stop reason: they never ran) are dropped.
  */
 export function modelView(entries: readonly SessionEntry[]): ModelView {
   let compaction: CompactionEntry | undefined;
@@ -35,10 +47,30 @@ export function modelView(entries: readonly SessionEntry[]): ModelView {
     messages.push(summaryMessage(compaction.summary));
     ns.push(-1);
   }
+  const answered = new Set<string>();
+  for (const entry of entries)
+    if (entry.type === "message")
+      for (const b of entry.message.content) if (b.type === "tool_result") answered.add(b.tool_use_id);
   for (const entry of entries) {
     if (entry.type !== "message" || (compaction && entry.n < compaction.first_kept)) continue;
-    messages.push(entry.message as Message);
+    const message = entry.message as Message;
+    messages.push(message);
     ns.push(entry.n);
+    if (message.role !== "assistant" || entry.stop_reason === null) continue;
+    const lost = message.content.filter(
+      (b): b is ToolUseBlock => b.type === "tool_use" && !answered.has(b.id),
+    );
+    if (lost.length === 0) continue;
+    messages.push({
+      role: "user",
+      content: lost.map((b) => ({
+        type: "tool_result",
+        tool_use_id: b.id,
+        content: INTERRUPTED_CALL_RESULT,
+        is_error: true,
+      })),
+    });
+    ns.push(-1);
   }
   return { messages: dropDanglingToolUse(messages, ns), ns, compaction };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./define.ts";
+import { watchGroup } from "./group-watchdog.ts";
 import type { ToolContext, ToolOutcome } from "./types.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -212,6 +213,8 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(`could not start ${shell()} in ${ctx.cwd}: ${message}`, { cause: err });
   }
+  // If ion dies before the command ends, the group dies with it.
+  const watchdog = watchGroup(proc.pid);
 
   const stdout = new TailBuffer(TAIL_BYTES);
   const stderr = new TailBuffer(TAIL_BYTES);
@@ -244,6 +247,7 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
     // Anything still holding a pipe left the group (setsid, a daemon): stop reading rather than wait for it.
     await within(pumps, DRAIN_MS);
   } finally {
+    watchdog.stop();
     clearTimeout(timer);
     if (onAbort) ctx.signal.removeEventListener("abort", onAbort);
     await Promise.all([outPump.cancel(), errPump.cancel()]);
