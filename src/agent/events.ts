@@ -94,6 +94,11 @@ export type AgentEvent =
   /** One complete model step: the assistant message with its stop reason and that step's usage. */
   | { type: "assistant"; message: AssistantMessage; stop_reason: StopReason | null; usage: Usage }
   | { type: "tool_start"; id: string; name: string; input: Record<string, unknown> }
+  /**
+   * A running tool's progress, for a live status line: its latest output line (raw, not yet safe for
+   * a terminal). Only for the terminal: not saved, not sent to the model, not in JSON output.
+   */
+  | { type: "tool_progress"; id: string; name: string; elapsed_ms: number; output_tail?: string }
   | {
       type: "tool_end";
       id: string;

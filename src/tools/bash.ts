@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./define.ts";
 import { watchGroup } from "./group-watchdog.ts";
+import { OutputTail } from "./output-tail.ts";
 import type { ToolContext, ToolOutcome } from "./types.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -161,10 +162,11 @@ async function terminateGroup(pid: number, settled: Promise<unknown>): Promise<v
   signalGroup(pid, "SIGKILL");
 }
 
-/** Reads a stream into `tail` until it ends or `cancel` is called. */
+/** Reads a stream into `tail` (and `onChunk`, for progress) until it ends or `cancel` is called. */
 function pump(
   stream: ReadableStream<Uint8Array>,
   tail: TailBuffer,
+  onChunk?: (chunk: Uint8Array) => void,
 ): { done: Promise<void>; cancel(): Promise<void> } {
   const reader = stream.getReader();
   const done = (async () => {
@@ -172,6 +174,7 @@ function pump(
       const { done, value } = await reader.read();
       if (done) return;
       tail.push(value);
+      onChunk?.(value);
     }
   })();
   return { done, cancel: () => reader.cancel() };
@@ -218,8 +221,10 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
 
   const stdout = new TailBuffer(TAIL_BYTES);
   const stderr = new TailBuffer(TAIL_BYTES);
-  const outPump = pump(proc.stdout, stdout);
-  const errPump = pump(proc.stderr, stderr);
+  // The latest output line, for the front end's status line while the command runs.
+  const progress = ctx.onUpdate ? new OutputTail(ctx.onUpdate) : undefined;
+  const outPump = pump(proc.stdout, stdout, progress?.stream());
+  const errPump = pump(proc.stderr, stderr, progress?.stream());
   const pumps = Promise.all([outPump.done, errPump.done]);
   const settled = Promise.all([proc.exited, pumps]);
 
@@ -248,6 +253,7 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
     await within(pumps, DRAIN_MS);
   } finally {
     watchdog.stop();
+    progress?.close();
     clearTimeout(timer);
     if (onAbort) ctx.signal.removeEventListener("abort", onAbort);
     await Promise.all([outPump.cancel(), errPump.cancel()]);
@@ -264,7 +270,11 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
   const signal = proc.signalCode === null ? undefined : String(proc.signalCode);
   return {
     is_error: stop !== undefined || exitCode !== 0,
-    display: { exitCode },
+    display: {
+      exitCode,
+      ...(stop === "timeout" ? { stopped: { reason: "timeout", after_ms: timeoutMs } } : {}),
+      ...(stop === "cancel" ? { stopped: { reason: "cancel" } } : {}),
+    },
     content: result({
       stdout: stdout.text(MAX_OUTPUT_CHARS),
       stderr: stderr.text(MAX_OUTPUT_CHARS),

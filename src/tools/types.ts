@@ -6,6 +6,17 @@ export interface ToolContext {
   /** Directories outside the root that file tools may reach (config `workspace.allow`). */
   allow: string[];
   signal: AbortSignal;
+  /**
+   * Progress while the tool runs, for a live status line (never sent to the model). Tools call it at
+   * most a few times a second; the loop turns each call into a `tool_progress` event.
+   */
+  onUpdate?(update: ToolUpdate): void;
+}
+
+/** What a running tool reports about itself. */
+export interface ToolUpdate {
+  /** The latest line of its output, raw (front ends make it safe and cut it to fit). */
+  output_tail?: string;
 }
 
 /** What a front end may show of an outcome besides its text (never sent to the model). */
@@ -14,6 +25,8 @@ export interface ToolDisplay {
   diff?: string;
   /** A command's exit status (null when it was killed). */
   exitCode?: number | null;
+  /** Why a command was stopped before it ended by itself: its time limit or the user. */
+  stopped?: { reason: "timeout"; after_ms: number } | { reason: "cancel" };
 }
 
 export interface ToolOutcome {

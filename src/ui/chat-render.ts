@@ -2,17 +2,18 @@ import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import { MarkdownStream } from "./markdown.ts";
 import type { Writer } from "./renderer.ts";
-import { Spinner } from "./spinner.ts";
+import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import type { Style } from "./style.ts";
-import { truncate } from "./table.ts";
-import { formatTokens, summarizeInput } from "./text.ts";
+import { formatTokens } from "./text.ts";
+import { STATUS_MS, ToolActivity } from "./tool-lines.ts";
 
 /**
  * The chat's view of a turn: the same AgentEvents `run -o text` consumes, written into the terminal's
  * scrollback — the answer streamed as markdown, thinking dimmed on its own lines (when shown), one
  * line per tool call with its outcome, an edit's diff in colour, a spinner only while nothing
- * streams, and one dim status line at the end. Whatever the model or a tool wrote is made safe for
- * the terminal (util/terminal-text.ts) before ion styles it.
+ * streams (under running tools: their elapsed time and latest output line), and one dim status line
+ * at the end. Whatever the model or a tool wrote is made safe for the terminal (util/terminal-text.ts)
+ * before ion styles it.
  */
 
 export interface ChatRenderOptions {
@@ -46,17 +47,6 @@ export function statusLine(result: RunResult, facts: StatusFacts): string {
   return parts.join(" · ");
 }
 
-/** `✓ 0.8s`, `✗ exit 1 · 0.3s`, `✗ no such file: a.txt` */
-function outcomeLine(event: Extract<AgentEvent, { type: "tool_end" }>, width: number): string {
-  const seconds = `${(event.duration_ms / 1000).toFixed(1)}s`;
-  if (!event.is_error) return `✓ ${seconds}`;
-  const exitCode = event.display?.exitCode;
-  if (exitCode === null) return `✗ killed · ${seconds}`;
-  if (exitCode !== undefined) return `✗ exit ${exitCode} · ${seconds}`;
-  const first = safeForTerminal(event.content).split("\n")[0] ?? "";
-  return truncate(`✗ ${first}`, width);
-}
-
 /** A unified diff with + lines green, - lines red and hunk headers dim; `diff` is safe for a terminal. */
 export function colorDiff(diff: string, style: Style): string {
   return diff
@@ -79,11 +69,11 @@ export class ChatRenderer {
   private thinking = new TerminalTextStream();
   private thinkingOpen = false;
   private streaming = false;
-  private batch = 0;
-  private running = 0;
+  private readonly tools: ToolActivity;
 
   constructor(private readonly options: ChatRenderOptions) {
-    this.spinner = options.interactive ? new Spinner(options.out) : undefined;
+    this.spinner = options.interactive ? new Spinner(options.out, undefined, this.columns) : undefined;
+    this.tools = new ToolActivity(options.style);
     this.markdown = this.newMarkdown();
   }
 
@@ -116,27 +106,24 @@ export class ChatRenderer {
         break;
       case "tool_start":
         await this.suspend();
-        if (this.running === 0) this.batch = 0;
-        this.running++;
-        this.batch++;
-        this.line(
-          `${style.cyan("●")} ${safeForTerminal(event.name)}  ${style.dim(summarizeInput(event.input))}`,
-        );
+        this.line(this.tools.start(event));
+        // While calls run: their elapsed time and latest output line instead of the spinner's label.
+        this.spinner?.start(this.tools.statusLine, STATUS_MS, this.tools.statusDelay());
         break;
-      case "tool_end": {
-        this.running = Math.max(0, this.running - 1);
-        const label = this.batch > 1 ? `${safeForTerminal(event.name)} ` : "";
-        // One line on the terminal: indent and label included, the reason is cut to fit.
-        const text = outcomeLine(
-          event,
-          Math.max(20, (this.options.columns?.() ?? 100) - 2 - [...label].length),
-        );
-        this.line(`  ${event.is_error ? style.red(`${label}${text}`) : style.green(`${label}${text}`)}`);
+      case "tool_progress":
+        this.tools.progress(event);
+        this.spinner?.refresh();
+        break;
+      case "tool_end":
+        // Parallel calls end while the status line is up: take it down before each result line.
+        this.spinner?.stop();
+        this.line(this.tools.end(event, this.columns()));
         if (event.display?.diff && !event.is_error)
           this.line(colorDiff(safeForTerminal(event.display.diff).trimEnd(), style).replace(/^/gm, "    "));
-        this.spinner?.start();
+        if (this.tools.active)
+          this.spinner?.start(this.tools.statusLine, STATUS_MS, this.tools.statusDelay());
+        else this.spinner?.start(IDLE_LABEL);
         break;
-      }
       case "api_retry":
         await this.suspend();
         this.line(
@@ -173,6 +160,8 @@ export class ChatRenderer {
       for (const error of result.errors) this.line(style.red(`ion: ${safeForTerminal(error)}`));
     this.line(style.dim(statusLine(result, facts)));
   }
+
+  private readonly columns = (): number | undefined => this.options.columns?.();
 
   private line(text: string): void {
     this.options.progress.write(`${text}\n`);

@@ -14,6 +14,8 @@ export interface RenderOptions {
   /** stream-json: also emit text/thinking deltas as `stream_event` lines. */
   partial: boolean;
   color: boolean;
+  /** The terminal's width for progress lines (default: stderr's). */
+  columns?: () => number | undefined;
 }
 
 /** A front end: consumes every AgentEvent of a run; `close` is called once after the last one. */

@@ -1,17 +1,11 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
-import { mainArgument } from "../tools/types.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
-import { Spinner } from "./spinner.ts";
+import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
+import { STATUS_MS, ToolActivity } from "./tool-lines.ts";
 
-/** A short description of a tool call for its one progress line, safe for a terminal. */
-export function summarizeInput(input: Record<string, unknown>): string {
-  const first = mainArgument(input) ?? Object.values(input)[0];
-  const text = typeof first === "string" ? first : first === undefined ? "" : JSON.stringify(first);
-  const line = safeForTerminal(text).split("\n")[0] ?? "";
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
-}
+export { summarizeInput } from "./tool-lines.ts";
 
 /** A token count for a progress line: 152340 → "152k", 950 → "950". */
 export function formatTokens(tokens: number): string {
@@ -20,20 +14,21 @@ export function formatTokens(tokens: number): string {
 
 /**
  * `-o text`: the answer on stdout (streamed live when stdout is a terminal, otherwise printed once at
- * the end, and only on success); progress on stderr only when it is a TTY and not --quiet.
+ * the end, and only on success); progress on stderr only when it is a TTY and not --quiet: tool lines,
+ * a status line under running tools (elapsed time, latest output line), retries and compactions.
  */
 export function textRenderer(options: RenderOptions): Renderer {
   const style = createStyle(options.color);
   const progress = options.stderrIsTTY && !options.quiet;
   // With -v, SDK log lines are written to stderr at any moment; a spinner would garble them.
-  const spinner = progress && !options.verbose ? new Spinner(options.stderr) : undefined;
+  const columns = options.columns ?? (() => process.stderr.columns);
+  const spinner = progress && !options.verbose ? new Spinner(options.stderr, undefined, columns) : undefined;
+  const tools = new ToolActivity(style);
   let endsWithNewline = true;
   let wroteText = false;
   let thinkingOpen = false;
-  let running = 0;
   let contextWindow: number | null = null;
   let contextUsed = 0;
-  let batch = 0;
   // The model's text is made safe for the terminal as it streams (a sequence may span two deltas).
   let answer = new TerminalTextStream();
   let thinking = new TerminalTextStream();
@@ -87,24 +82,25 @@ export function textRenderer(options: RenderOptions): Renderer {
           writeThinking(thinking.push(event.text));
         }
         break;
-      case "tool_start":
-        if (running === 0) batch = 0;
-        running++;
-        batch++;
-        if (progress)
-          note(
-            `${style.cyan("●")} ${safeForTerminal(event.name)}  ${style.dim(summarizeInput(event.input))}`,
-          );
+      case "tool_start": {
+        const line = tools.start(event);
+        if (!progress) break;
+        note(line);
+        // While calls run: their elapsed time and latest output line instead of the spinner's label.
+        spinner?.start(tools.statusLine, STATUS_MS, tools.statusDelay());
+        break;
+      }
+      case "tool_progress":
+        tools.progress(event);
+        spinner?.refresh();
         break;
       case "tool_end": {
-        // Parallel calls finish after all their start lines: name the tool so each ✓ is attributable.
-        const label = batch > 1 ? `${safeForTerminal(event.name)} ` : "";
-        running = Math.max(0, running - 1);
+        const line = tools.end(event, progress ? columns() : undefined);
         if (!progress) break;
-        const seconds = (event.duration_ms / 1000).toFixed(1);
-        note(event.is_error ? style.red(`  ✗ ${label}${seconds}s`) : style.green(`  ✓ ${label}${seconds}s`));
+        note(line);
         if (options.verbose) note(style.dim(safeForTerminal(event.content)));
-        spinner?.start();
+        if (tools.active) spinner?.start(tools.statusLine, STATUS_MS, tools.statusDelay());
+        else spinner?.start(IDLE_LABEL);
         break;
       }
       case "api_retry":

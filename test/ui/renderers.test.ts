@@ -452,7 +452,7 @@ describe("-o text", () => {
     expect(io.out()).toBe("The answer is 4.\n");
   });
 
-  test("a failed tool is marked ✗", async () => {
+  test("a failed tool is marked ✗ with its reason", async () => {
     const events: AgentEvent[] = [
       INIT,
       { type: "tool_start", id: "1", name: "read_file", input: { path: "missing.txt" } },
@@ -468,7 +468,8 @@ describe("-o text", () => {
     ];
     const err = withoutSpinner((await render("text", events, { stderrIsTTY: true })).err());
     expect(err).toContain("● read_file  missing.txt\n");
-    expect(err).toContain("✗ 0.0s\n");
+    // The reason, as the chat shows it: a failure says why, not only how long it took.
+    expect(err).toContain("✗ no such file\n");
   });
 
   test("--quiet silences stderr progress", async () => {

@@ -1,0 +1,126 @@
+import type { AgentEvent } from "../agent/events.ts";
+import { mainArgument } from "../tools/types.ts";
+import { safeForTerminal } from "../util/terminal-text.ts";
+import type { SpinnerLine } from "./spinner.ts";
+import type { Style } from "./style.ts";
+import { truncate } from "./table.ts";
+
+type ToolStart = Extract<AgentEvent, { type: "tool_start" }>;
+type ToolProgress = Extract<AgentEvent, { type: "tool_progress" }>;
+type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;
+
+/** How often a running tool's status line is redrawn: its timer shows tenths, a user reads no faster. */
+export const STATUS_MS = 250;
+/** A status line appears only once calls have run this long: a quick call shows none, nothing flickers. */
+export const STATUS_DELAY_MS = 500;
+/** A call's main argument in a result line: enough to tell parallel calls apart. */
+const LABEL_ARGUMENT_COLUMNS = 40;
+
+/** A short description of a tool call for its one progress line, safe for a terminal. */
+export function summarizeInput(input: Record<string, unknown>): string {
+  const first = mainArgument(input) ?? Object.values(input)[0];
+  const text = typeof first === "string" ? first : first === undefined ? "" : JSON.stringify(first);
+  const line = safeForTerminal(text).split("\n")[0] ?? "";
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** `1 s`, `1.5 s`, `300 ms`: a time limit as the user would have written it. */
+function formatLimit(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** `0.8s`, `exit 1 · 0.3s`, `killed · 0.3s`, `timed out after 120 s`, or an error's first line. */
+function outcomeDetail(event: ToolEnd): string {
+  const seconds = `${(event.duration_ms / 1000).toFixed(1)}s`;
+  if (!event.is_error) return seconds;
+  const stopped = event.display?.stopped;
+  if (stopped?.reason === "timeout") return `timed out after ${formatLimit(stopped.after_ms)}`;
+  const exitCode = event.display?.exitCode;
+  if (exitCode === null) return `killed · ${seconds}`;
+  if (exitCode !== undefined) return `exit ${exitCode} · ${seconds}`;
+  return (safeForTerminal(event.content).split("\n")[0] ?? "").trim() || seconds;
+}
+
+interface Running {
+  started: number;
+  tail?: string;
+}
+
+/**
+ * What the terminal front ends show of tool calls, shared by the chat and `run -o text`: the line a
+ * call starts with, a status line while calls run (elapsed time, the latest output line dimmed), and
+ * the line each ends with. A call that ends after other calls started (a parallel batch) names itself
+ * in its end line, so every ✓ and ✗ is attributable. Everything from a tool is made safe here.
+ */
+export class ToolActivity {
+  private readonly running = new Map<string, Running>();
+  /** Calls started since none was running; more than one means their end lines must say whose they are. */
+  private batch = 0;
+  private readonly labels = new Map<string, string>();
+  private latest: string | undefined;
+
+  constructor(
+    private readonly style: Style,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get active(): boolean {
+    return this.running.size > 0;
+  }
+
+  /** `● bash  ls -la` */
+  start(event: ToolStart): string {
+    if (this.running.size === 0) {
+      this.batch = 0;
+      this.labels.clear();
+      this.latest = undefined;
+    }
+    this.batch++;
+    this.running.set(event.id, { started: this.now() });
+    const summary = summarizeInput(event.input);
+    const name = safeForTerminal(event.name);
+    this.labels.set(event.id, summary ? `${name} ${truncate(summary, LABEL_ARGUMENT_COLUMNS)}` : name);
+    return `${this.style.cyan("●")} ${name}  ${this.style.dim(summary)}`;
+  }
+
+  progress(event: ToolProgress): void {
+    const call = this.running.get(event.id);
+    if (!call || event.output_tail === undefined) return;
+    // One row: tabs become spaces, controls are removed.
+    call.tail = safeForTerminal(event.output_tail).replace(/\s+/g, " ").trim();
+    this.latest = event.id;
+  }
+
+  /** `  ✓ 0.8s`, or `  ✗ read_file missing.txt · no such file: missing.txt` in a parallel batch. */
+  end(event: ToolEnd, width: number | undefined): string {
+    this.running.delete(event.id);
+    const label = this.batch > 1 ? `${this.labels.get(event.id) ?? safeForTerminal(event.name)} · ` : "";
+    const text = `${event.is_error ? "✗" : "✓"} ${label}${outcomeDetail(event)}`;
+    // One row on the terminal, indent included.
+    const fitted = truncate(text, Math.max(20, (width ?? 100) - 2));
+    return `  ${event.is_error ? this.style.red(fitted) : this.style.green(fitted)}`;
+  }
+
+  /** How long the status line is still held back (calls that end quickly never show one). */
+  statusDelay(): number {
+    return Math.max(0, STATUS_DELAY_MS - this.elapsed());
+  }
+
+  /** Since the first running call started. */
+  private elapsed(): number {
+    const first = Math.min(...[...this.running.values()].map((call) => call.started));
+    return Number.isFinite(first) ? this.now() - first : 0;
+  }
+
+  /** The status line while calls run: `  ⠋ 3.2s · step-2` (the output line dim), for the spinner. */
+  readonly statusLine: SpinnerLine = (frame, width) => {
+    const elapsed = `${(this.elapsed() / 1000).toFixed(1)}s`;
+    const count = this.running.size > 1 ? `${this.running.size} calls · ` : "";
+    const head = `  ${frame} ${count}${elapsed}`;
+    const tail = this.latest === undefined ? undefined : this.running.get(this.latest)?.tail;
+    if (!tail) return width === undefined ? head : truncate(head, width);
+    const room = (width ?? 100) - Bun.stringWidth(head) - 3;
+    if (room < 4) return width === undefined ? head : truncate(head, width);
+    return `${head} · ${this.style.dim(truncate(tail, room))}`;
+  };
+}
