@@ -1,6 +1,7 @@
 import { Eta } from "eta";
 import compactTemplate from "../../templates/compact.eta" with { type: "text" };
 import { summaryMessage } from "../history/view.ts";
+import { imageLabel } from "../providers/image.ts";
 import type {
   Message,
   ProviderError,
@@ -199,6 +200,9 @@ export function serializeMessages(messages: readonly Message[]): string[] {
           break;
         case "thinking":
           break; // private reasoning; what came of it is in the text and the tool calls
+        case "image":
+          parts.push(`[User attached an image] ${imageLabel(b)}`); // the summariser gets text only
+          break;
         case "tool_use":
           parts.push(
             `[Tool call: ${b.name}] ${truncateMiddle(JSON.stringify(b.input), MAX_TOOL_INPUT_CHARS)}`,

@@ -63,7 +63,15 @@ export async function modelFacts(
     maxOutput: info?.output ?? undefined,
     price: (usage) => costOf(usage, info),
     warnings,
-    ...(info ? { capabilities: { reasoning: info.reasoning, tool_call: info.tool_call } } : {}),
+    ...(info
+      ? {
+          capabilities: {
+            reasoning: info.reasoning,
+            tool_call: info.tool_call,
+            image_input: info.image_input ?? null,
+          },
+        }
+      : {}),
   };
   return provider.wire === "ollama" ? ollamaFacts(config, provider, model, facts) : facts;
 }

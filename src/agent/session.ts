@@ -5,8 +5,16 @@ import type { Config, Keys, Layer } from "../config/schema.ts";
 import type { BuiltSystemPrompt } from "../context/system-prompt.ts";
 import { IonError } from "../errors.ts";
 import { type LoadedSession, SessionInUseError, SessionStore } from "../history/store.ts";
+import { imageRefusal } from "../providers/image.ts";
 import { streamProvider } from "../providers/index.ts";
-import type { ResolvedProvider, ThinkingLevel, Usage, UserBlock, UserMessage } from "../providers/types.ts";
+import type {
+  ModelCapabilities,
+  ResolvedProvider,
+  ThinkingLevel,
+  Usage,
+  UserBlock,
+  UserMessage,
+} from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { Skill } from "../skills/types.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
@@ -197,6 +205,11 @@ export class AgentSession {
     return this.target.facts.contextWindow;
   }
 
+  /** What the catalogue says the model can do; undefined when it does not know the model. */
+  get modelCapabilities(): ModelCapabilities | undefined {
+    return this.target.facts.capabilities;
+  }
+
   get cwd(): string {
     return this.options.cwd;
   }
@@ -303,6 +316,8 @@ export class AgentSession {
       label: `${this.provider.id}/${this.model}`,
     });
     if (tooLarge) throw tooLarge;
+    const blind = imageRefusal(content, this.modelCapabilities, `${this.provider.id}/${this.model}`);
+    if (blind) throw blind;
     try {
       await this.ensureFile(promptText(content));
       const { provider, model } = this;

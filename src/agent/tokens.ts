@@ -1,3 +1,4 @@
+import { IMAGE_TOKENS } from "../providers/image.ts";
 import type { Message, ToolSpec, Usage } from "../providers/types.ts";
 
 /**
@@ -7,7 +8,10 @@ import type { Message, ToolSpec, Usage } from "../providers/types.ts";
  */
 const CHARS_PER_TOKEN = 4;
 
-/** The characters of one message as a model reads them: text, thinking, tool inputs and results as JSON. */
+/**
+ * The characters of one message as a model reads them: text, thinking, tool inputs and results as
+ * JSON; an image as the characters of its usual token cost (IMAGE_TOKENS).
+ */
 export function messageChars(message: Message): number {
   let chars = 0;
   for (const block of message.content) {
@@ -24,6 +28,9 @@ export function messageChars(message: Message): number {
         break;
       case "tool_result":
         chars += block.content.length;
+        break;
+      case "image":
+        chars += IMAGE_TOKENS * CHARS_PER_TOKEN;
         break;
     }
   }

@@ -3,12 +3,14 @@ import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import { describeError, IonError } from "../errors.ts";
 import type { ModelInfo } from "../providers/catalog.ts";
+import { imageLabel } from "../providers/image.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
 import { ChatRenderer } from "../ui/chat-render.ts";
 import type { Writer } from "../ui/renderer.ts";
 import type { Style } from "../ui/style.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import { textLines } from "../util/text-lines.ts";
+import { ChatAttachments } from "./attach.ts";
 import type { ChatContext } from "./context.ts";
 import type { ChatInput } from "./input.ts";
 import { parseSlash, type SlashRegistry } from "./registry.ts";
@@ -62,6 +64,7 @@ export class Chat {
   private renderer: ChatRenderer | undefined;
   private catalog: Promise<ModelInfo[]> | undefined;
   private saves: Promise<void> = Promise.resolve();
+  private readonly attachments = new ChatAttachments();
   readonly context: ChatContext;
 
   constructor(
@@ -110,6 +113,7 @@ export class Chat {
       const text = this.io.input ? await this.io.input.read() : await readPiped(lines);
       if (text === undefined) break;
       if (text.trim() === "") continue;
+      if (await this.attachPasted(text)) continue; // before slash commands: a pasted path may start with /
       if (text.trimStart().startsWith("/")) await this.slash(text);
       else await this.turn(text);
     }
@@ -144,7 +148,7 @@ export class Chat {
     const started = performance.now();
     const renderer = this.newRenderer();
     await this.render(
-      (signal) => this.session.turn([{ type: "text", text }], signal),
+      (signal) => this.turnWithImages(text, signal),
       renderer,
       (r) => {
         result = r;
@@ -172,6 +176,29 @@ export class Chat {
     const after = this.session.configuration.chat?.notify_after_s ?? 30;
     if (!this.io.input || after <= 0 || ms < after * 1000 || result?.subtype === "error_interrupted") return;
     this.io.progress.write("\x07");
+  }
+
+  /** A line that is a pasted image path: the image is held for the next message; false for any other line. */
+  private async attachPasted(text: string): Promise<boolean> {
+    const { session } = this;
+    const target = {
+      cwd: session.cwd,
+      modelCapabilities: session.modelCapabilities,
+      label: `${session.provider.id}/${session.model}`,
+    };
+    try {
+      const image = await this.attachments.paste(text, target);
+      if (!image) return false;
+      this.context.print(`attached ${imageLabel(image)}; it goes with your next message`);
+    } catch (err) {
+      this.error(err);
+    }
+    return true;
+  }
+
+  /** The session's turn for a typed message, with the images it attaches (chat/attach.ts). */
+  private async *turnWithImages(text: string, signal: AbortSignal): AsyncGenerator<AgentEvent> {
+    yield* this.session.turn(await this.attachments.content(text, this.session.cwd), signal);
   }
 
   private newRenderer(): ChatRenderer {

@@ -188,6 +188,10 @@ export function price(n: number | null): string {
 }
 
 function caps(m: ModelInfo): string {
-  const list = [m.tool_call === true ? "tools" : "", m.reasoning === true ? "reasoning" : ""];
+  const list = [
+    m.tool_call === true ? "tools" : "",
+    m.reasoning === true ? "reasoning" : "",
+    m.image_input === true ? "images" : "",
+  ];
   return list.filter((c) => c !== "").join(",") || "-";
 }

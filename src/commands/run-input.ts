@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
+import { readImageFile } from "../providers/image-file.ts";
 import type { UserBlock } from "../providers/types.ts";
 import { isBinary } from "../tools/limits.ts";
 
@@ -23,15 +24,19 @@ function textOf(bytes: Uint8Array): string | undefined {
   }
 }
 
-async function readContextFile(path: string, cwd: string): Promise<string> {
+/** A `-f` file: an image block for a PNG, JPEG, GIF or WebP image (by its first bytes), else its text. */
+async function readContextFile(path: string, cwd: string): Promise<UserBlock> {
   const full = resolve(cwd, path);
   const info = await stat(full).catch(() => undefined);
   if (!info) throw new IonError("io", `cannot read ${path}: no such file`);
   if (info.isDirectory()) throw new IonError("io", `cannot attach ${path}: it is a directory`);
   let bytes: Uint8Array;
   try {
+    const image = await readImageFile(full, path);
+    if (image) return image;
     bytes = await Bun.file(full).bytes();
   } catch (err) {
+    if (err instanceof IonError) throw err;
     throw new IonError("io", `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const text = textOf(bytes);
@@ -40,7 +45,7 @@ async function readContextFile(path: string, cwd: string): Promise<string> {
       "io",
       `cannot attach ${path}: it is a binary file (NUL bytes or invalid UTF-8), not text`,
     );
-  return text;
+  return { type: "text", text: `<file path="${path}">\n${text.replace(/\n$/, "")}\n</file>` };
 }
 
 /** Piped stdin as text; binary data (`head -c 3000 /dev/urandom | ion run`) is refused as `-f` refuses it. */
@@ -53,7 +58,7 @@ function stdinText(bytes: Uint8Array): string {
 
 /**
  * The user's message: the prompt from arguments or stdin; piped stdin alongside a prompt is attached
- * as context; `-f` files are attached before the prompt.
+ * as context; `-f` files are attached before the prompt (images as image blocks, the rest as text).
  */
 export async function buildUserContent(sources: PromptSources): Promise<UserBlock[]> {
   const blocks: UserBlock[] = [];
@@ -65,10 +70,7 @@ export async function buildUserContent(sources: PromptSources): Promise<UserBloc
   } else if (fromStdin.trim() !== "") {
     blocks.push({ type: "text", text: `<stdin>\n${fromStdin.replace(/\n$/, "")}\n</stdin>` });
   }
-  for (const path of sources.files) {
-    const content = await readContextFile(path, sources.cwd);
-    blocks.push({ type: "text", text: `<file path="${path}">\n${content.replace(/\n$/, "")}\n</file>` });
-  }
+  for (const path of sources.files) blocks.push(await readContextFile(path, sources.cwd));
   if (prompt === "") {
     throw new IonError("usage", "no prompt given", {
       hint: 'pass it as an argument (`ion run "…"`) or pipe it on stdin (`echo "…" | ion run`)',

@@ -13,6 +13,7 @@ import {
 } from "../history/export.ts";
 import { errnoOf, systemMessage } from "../history/io.ts";
 import type { MessageEntry } from "../history/schema.ts";
+import { imageLabel } from "../providers/image.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
 import { removeTemp } from "../util/remove-temp.ts";
 import { safeForTerminal, safeForTerminalDeep } from "../util/terminal-text.ts";
@@ -143,6 +144,9 @@ function messageLines(entry: MessageEntry, names: Map<string, string>, style: St
     switch (block.type) {
       case "text":
         out.push(block.text);
+        break;
+      case "image":
+        out.push(style.dim(imageLabel(block)));
         break;
       case "thinking":
         out.push(style.dim("thinking:"), ...block.thinking.split("\n").map((l) => style.dim(`  ┊ ${l}`)));

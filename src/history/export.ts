@@ -1,3 +1,4 @@
+import { imageLabel } from "../providers/image.ts";
 import type { CompactionEntry, MessageEntry, RunEndEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { entryTotals } from "./view.ts";
 
@@ -133,6 +134,9 @@ function messageMarkdown(entry: MessageEntry, names: Map<string, string>, compac
     switch (block.type) {
       case "text":
         out.push(block.text, "");
+        break;
+      case "image":
+        out.push(`*${imageLabel(block)}*`, "");
         break;
       case "thinking":
         out.push("<details><summary>Thinking</summary>", "", block.thinking, "", "</details>", "");

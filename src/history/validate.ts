@@ -62,10 +62,17 @@ const ToolResultBlock = z.object({
   is_error: z.boolean(),
 });
 
+const ImageBlock = z.object({
+  type: z.literal("image"),
+  media_type: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+  data: z.string(),
+  name: z.optional(z.string()),
+});
+
 export const MessageSchema = z.discriminatedUnion("role", [
   z.object({
     role: z.literal("user"),
-    content: z.array(z.discriminatedUnion("type", [TextBlock, ToolResultBlock])),
+    content: z.array(z.discriminatedUnion("type", [TextBlock, ToolResultBlock, ImageBlock])),
   }),
   z.object({
     role: z.literal("assistant"),

@@ -39,6 +39,9 @@ export function toWireMessages(messages: Message[], providerId: string): Message
         if (wire) content.push(wire);
       } else if (block.type === "tool_use") {
         content.push({ type: "tool_use", id: idOf(block.id), name: block.name, input: block.input });
+      } else if (block.type === "image") {
+        const source = { type: "base64", media_type: block.media_type, data: block.data } as const;
+        content.push({ type: "image", source });
       } else {
         const { tool_use_id, content: text, is_error } = block;
         content.push({ type: "tool_result", tool_use_id: idOf(tool_use_id), content: text, is_error });

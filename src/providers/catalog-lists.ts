@@ -35,12 +35,16 @@ const OpenAIModelSchema = z.looseObject({
     .catch(null),
   top_provider: z.looseObject({ max_completion_tokens: optNumber }).nullish().catch(null),
   supported_parameters: z.array(z.string()).nullish().catch(null),
+  architecture: z
+    .looseObject({ input_modalities: z.array(z.string()).nullish().catch(null) })
+    .nullish()
+    .catch(null),
   // Groq
   context_window: optNumber,
   max_completion_tokens: optNumber,
   // Mistral
   max_context_length: optNumber,
-  capabilities: z.looseObject({ function_calling: optBoolean }).nullish().catch(null),
+  capabilities: z.looseObject({ function_calling: optBoolean, vision: optBoolean }).nullish().catch(null),
 });
 
 /** Gemini's native `GET v1beta/models` entry, accepted in case a base URL points there. */
@@ -72,7 +76,10 @@ const AnthropicModelSchema = z.looseObject({
   max_input_tokens: optNumber,
   max_tokens: optNumber,
   capabilities: z
-    .looseObject({ thinking: z.looseObject({ supported: optBoolean }).nullish().catch(null) })
+    .looseObject({
+      thinking: z.looseObject({ supported: optBoolean }).nullish().catch(null),
+      image_input: z.looseObject({ supported: optBoolean }).nullish().catch(null),
+    })
     .nullish()
     .catch(null),
 });
@@ -158,6 +165,10 @@ function fromOpenAI(entry: z.infer<typeof OpenAIModelSchema>, stripModelsPrefix:
       cache_write_cost: perMillion(entry.pricing?.input_cache_write),
       tool_call: params ? params.includes("tools") : (entry.capabilities?.function_calling ?? null),
       reasoning: params ? params.includes("reasoning") : null,
+      // OpenRouter's input modalities; Mistral's vision capability.
+      image_input: entry.architecture?.input_modalities
+        ? entry.architecture.input_modalities.includes("image")
+        : (entry.capabilities?.vision ?? null),
       release_date: dateOf(entry.created),
     }),
   };
@@ -233,6 +244,7 @@ async function discoverAnthropic(fetchFn: typeof fetch, provider: ResolvedProvid
           context: positive(entry.max_input_tokens),
           output: positive(entry.max_tokens),
           reasoning: entry.capabilities?.thinking?.supported ?? null,
+          image_input: entry.capabilities?.image_input?.supported ?? null,
           release_date: dateOf(entry.created_at),
         }),
       });

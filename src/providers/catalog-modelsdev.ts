@@ -23,6 +23,10 @@ const ModelsDevModelSchema = z.looseObject({
     .nullish()
     .catch(null),
   aliases: z.array(z.string()).nullish().catch(null),
+  modalities: z
+    .looseObject({ input: z.array(z.string()).nullish().catch(null) })
+    .nullish()
+    .catch(null),
 });
 
 interface DevEntry {
@@ -53,6 +57,7 @@ function devEntry(id: string, m: z.infer<typeof ModelsDevModelSchema>): DevEntry
       cache_write_cost: m.cost?.cache_write ?? null,
       tool_call: m.tool_call ?? null,
       reasoning: m.reasoning ?? null,
+      image_input: m.modalities?.input ? m.modalities.input.includes("image") : null,
       release_date: m.release_date ?? null,
     },
   };

@@ -50,6 +50,7 @@ const META_KEYS = [
   "cache_write_cost",
   "tool_call",
   "reasoning",
+  "image_input",
   "release_date",
 ] as const satisfies readonly (keyof ModelMeta)[];
 
@@ -79,6 +80,7 @@ function modelInfo(
     cache_write_cost: null,
     tool_call: null,
     reasoning: null,
+    image_input: null,
     release_date: null,
     configured,
   };

@@ -41,6 +41,8 @@ export interface ModelInfo {
   cache_write_cost: number | null;
   tool_call: boolean | null;
   reasoning: boolean | null;
+  /** Reads images (models.dev `modalities.input`, or the provider's list); absent in older caches. */
+  image_input?: boolean | null;
   /** YYYY-MM-DD (models.dev's format) when known. */
   release_date: string | null;
   /** The provider has a key (or needs none and is configured, e.g. ollama via OLLAMA_HOST or config). */

@@ -1,4 +1,5 @@
 import { missingKeyError } from "./errors.ts";
+import { imagesFor } from "./image.ts";
 import { withRetries } from "./retry.ts";
 import type { StreamEvent, StreamRequest } from "./types.ts";
 
@@ -39,5 +40,5 @@ export async function* streamProvider(request: StreamRequest): AsyncGenerator<St
     yield { type: "error", error: missing };
     return;
   }
-  yield* withRetries(wireStream, request);
+  yield* withRetries(wireStream, imagesFor(request));
 }

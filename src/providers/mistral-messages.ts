@@ -6,7 +6,12 @@
  *   (a run stopped by --max-turns or an interrupt during tools, then the next prompt) gets an assistant
  *   turn saying so in front of it. Both changes are made in the request only, never in the session.
  */
-import type { ChatCompletionStreamRequestMessage, ToolCall } from "@mistralai/mistralai/models/components";
+import type {
+  ChatCompletionStreamRequestMessage,
+  ContentChunk,
+  ToolCall,
+} from "@mistralai/mistralai/models/components";
+import { dataUrl } from "./image.ts";
 import { MISTRAL_TOOL_IDS, toolIdMap } from "./tool-ids.ts";
 import type { Message } from "./types.ts";
 
@@ -46,9 +51,15 @@ export function toMistralMessages(system: string, messages: Message[]): ChatComp
       continue;
     }
     const texts: string[] = [];
+    const chunks: ContentChunk[] = []; // text and images in order, used when there are images
     for (const block of message.content) {
       if (block.type === "text") {
         texts.push(block.text);
+        chunks.push({ type: "text", text: block.text });
+        continue;
+      }
+      if (block.type === "image") {
+        chunks.push({ type: "image_url", imageUrl: dataUrl(block) });
         continue;
       }
       const name = toolNames.get(block.tool_use_id);
@@ -59,7 +70,8 @@ export function toMistralMessages(system: string, messages: Message[]): ChatComp
         ...(name ? { name } : {}),
       });
     }
-    if (texts.length === 1) pushUser({ role: "user", content: texts[0]! });
+    if (chunks.length > texts.length) pushUser({ role: "user", content: chunks });
+    else if (texts.length === 1) pushUser({ role: "user", content: texts[0]! });
     else if (texts.length > 1)
       pushUser({ role: "user", content: texts.map((text) => ({ type: "text", text })) });
   }

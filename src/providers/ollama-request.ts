@@ -28,6 +28,8 @@ export interface OllamaMessage {
   tool_calls?: OllamaToolCall[];
   tool_name?: string;
   tool_call_id?: string;
+  /** Base64 images of a user message, without a data: prefix. */
+  images?: string[];
 }
 
 export interface OllamaChatBody {
@@ -79,7 +81,10 @@ function userMessages(message: UserMessage, toolNames: Map<string, string>): Oll
     });
   }
   const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
-  if (text) out.push({ role: "user", content: text });
+  // Ollama takes a message's images as bare base64 beside its text (api.md, "Chat request (with images)").
+  const images = message.content.flatMap((b) => (b.type === "image" ? [b.data] : []));
+  if (text || images.length > 0)
+    out.push({ role: "user", content: text, ...(images.length > 0 ? { images } : {}) });
   return out;
 }
 

@@ -152,7 +152,7 @@ export function ollamaWindow(
   return capped(Math.max(model?.numCtx ?? 0, DEFAULT_WINDOW_CAP));
 }
 
-/** Whether the model thinks and calls tools, by its capabilities; null where the server does not say. */
+/** Whether the model thinks, calls tools and reads images, by its capabilities; null where the server does not say. */
 export function ollamaCapabilities(model: OllamaModel | undefined): ModelCapabilities {
   const caps = model?.capabilities;
   const values = model?.thinkValues;
@@ -161,6 +161,7 @@ export function ollamaCapabilities(model: OllamaModel | undefined): ModelCapabil
   return {
     reasoning: thinks ?? (caps ? caps.includes("thinking") : null),
     tool_call: caps ? caps.includes("tools") : null,
+    image_input: caps ? caps.includes("vision") : null,
   };
 }
 

@@ -8,11 +8,13 @@
  */
 import type {
   ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionFunctionTool,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { dataUrl } from "./image.ts";
 import {
   GEMINI_SKIP_SIGNATURE,
   needsThoughtSignature,
@@ -95,6 +97,15 @@ function userMessages(message: UserMessage): ChatCompletionMessageParam[] {
     if (block.type === "tool_result") {
       out.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.content });
     }
+  }
+  if (message.content.some((b) => b.type === "image")) {
+    // Images go as content parts, in the order the user gave them, with the text around them.
+    const parts: ChatCompletionContentPart[] = message.content.flatMap((b): ChatCompletionContentPart[] => {
+      if (b.type === "image") return [{ type: "image_url", image_url: { url: dataUrl(b) } }];
+      return b.type === "text" && b.text ? [{ type: "text", text: b.text }] : [];
+    });
+    out.push({ role: "user", content: parts });
+    return out;
   }
   const text = message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n");
   if (text) out.push({ role: "user", content: text });

@@ -48,8 +48,23 @@ export interface ToolResultBlock {
   is_error: boolean;
 }
 
+/** The image types every wire with image input takes, told apart by their first bytes (image.ts). */
+export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+/**
+ * An image the user attached, kept whole in the session (base64) so a resumed session can send it
+ * again even when the file has moved or gone (screenshots are often temporary).
+ */
+export interface ImageBlock {
+  type: "image";
+  media_type: ImageMediaType;
+  /** The file's bytes, base64. */
+  data: string;
+  /** The file name as the user gave it, for transcripts; never sent. */
+  name?: string;
+}
+
 export type AssistantBlock = TextBlock | ThinkingBlock | ToolUseBlock;
-export type UserBlock = TextBlock | ToolResultBlock;
+export type UserBlock = TextBlock | ToolResultBlock | ImageBlock;
 export type ContentBlock = AssistantBlock | UserBlock;
 
 export interface UserMessage {
@@ -231,4 +246,6 @@ export type StreamFn = (request: StreamRequest) => AsyncIterable<StreamEvent>;
 export interface ModelCapabilities {
   reasoning: boolean | null;
   tool_call: boolean | null;
+  /** Whether it reads images; absent or null: not known, so images are sent and the provider decides. */
+  image_input?: boolean | null;
 }

@@ -37,7 +37,7 @@ const HEADER = /^Model\s+Provider\s+Context\s+Output\s+In \$\/1M\s+Out \$\/1M\s+
 const SONNET_ROW =
   "anthropic/claude-sonnet-4-5-20250929  anthropic     200k     64k    $3.00    $15.00  tools,reasoning";
 const HAIKU_ROW =
-  "anthropic/claude-haiku-4-5-20251001   anthropic     200k     64k    $1.00     $5.00  tools,reasoning";
+  "anthropic/claude-haiku-4-5-20251001   anthropic     200k     64k    $1.00     $5.00  tools,reasoning,images";
 
 /** A fake server answering the catalogue's requests, each route as often as asked (up to `copies`). */
 async function catalogServer(copies = 12): Promise<FakeLLM> {

@@ -142,6 +142,7 @@ describe("discovery", () => {
       cache_write_cost: null,
       tool_call: true,
       reasoning: true,
+      image_input: null,
       release_date: "2025-09-29",
       configured: true,
     });

@@ -38,7 +38,11 @@ describe("parseShow", () => {
     expect(parseShow(body)).toEqual({ contextLength: 8192, architecture: "llama" });
     const levels = { thinking: { values: ["low", "medium", "high"], default: "medium" } };
     expect(parseShow(levels).thinkValues).toEqual(["low", "medium", "high"]);
-    expect(ollamaCapabilities(parseShow(body))).toEqual({ reasoning: null, tool_call: null });
+    expect(ollamaCapabilities(parseShow(body))).toEqual({
+      reasoning: null,
+      tool_call: null,
+      image_input: null,
+    });
     expect(
       ollamaCapabilities({ capabilities: ["completion", "thinking"], thinkValues: [false] }).reasoning,
     ).toBe(false);
