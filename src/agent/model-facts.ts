@@ -1,7 +1,9 @@
+import { statSync } from "node:fs";
 import type { Env } from "../config/paths.ts";
 import { contextWindow } from "../config/resolve.ts";
 import type { Config } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
+import type { ModelInfo } from "../providers/catalog.ts";
 import { builtinProvider, defaultContextWindow } from "../providers/registry.ts";
 import type { ModelCapabilities, ResolvedProvider, Usage } from "../providers/types.ts";
 import { maskUrl } from "../util/secrets.ts";
@@ -33,9 +35,8 @@ export async function modelFacts(
   env: Env,
   fromFlag: boolean,
 ): Promise<ModelFacts> {
-  const { cachedCatalog, endpointOf, findModel, formatAge, suggestModels } = await import(
-    "../providers/catalog.ts"
-  );
+  const { cacheFile, cachedCatalog, cachedCatalogSync, endpointOf, findModel, formatAge, suggestModels } =
+    await import("../providers/catalog.ts");
   const { costOf } = await import("../providers/cost.ts");
   const catalog = await cachedCatalog(env);
   const info = catalog ? findModel(catalog, provider.id, model) : undefined;
@@ -61,7 +62,16 @@ export async function modelFacts(
   const facts: ModelFacts = {
     contextWindow: contextWindow(config, provider.id) ?? info?.context ?? defaultContextWindow(provider.id),
     maxOutput: info?.output ?? undefined,
-    price: (usage) => costOf(usage, info),
+    price: info
+      ? (usage) => costOf(usage, info)
+      : latePrice(
+          cacheFile(env),
+          () => {
+            const late = cachedCatalogSync(env);
+            return late ? findModel(late, provider.id, model) : undefined;
+          },
+          costOf,
+        ),
     warnings,
     ...(info
       ? {
@@ -97,4 +107,38 @@ async function ollamaFacts(
     contextWindow: window,
     ...(info ? { capabilities: facts.capabilities ?? ollamaCapabilities(info) } : {}),
   };
+}
+
+/**
+ * The price of a model the cached catalogue did not know when the session started (no cache yet, or
+ * one without it): looked up again whenever the cache file has changed since, so a chat started
+ * before the model list was fetched is priced from the first turn after it was.
+ */
+function latePrice(
+  file: string,
+  find: () => ModelInfo | undefined,
+  costOf: (usage: Usage, info: ModelInfo | undefined) => number | null,
+): (usage: Usage) => number | null {
+  let found: ModelInfo | undefined;
+  let seen: number | undefined;
+  return (usage) => {
+    if (!found) {
+      const mtime = mtimeOf(file);
+      if (mtime !== undefined && mtime !== seen) {
+        seen = mtime;
+        found = find();
+      }
+    }
+    return costOf(usage, found);
+  };
+}
+
+function mtimeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch (err) {
+    if (err instanceof Error && "code" in err && (err.code === "ENOENT" || err.code === "ENOTDIR"))
+      return undefined;
+    throw err;
+  }
 }

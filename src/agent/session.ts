@@ -97,6 +97,9 @@ export interface SessionTotals {
   usage: Usage;
   /** null once any turn's price was unknown. */
   costUSD: number | null;
+  /** The turns whose price was known, summed; `unpriced` counts the others (a price can be learned mid-chat). */
+  pricedUSD: number;
+  unpriced: number;
   turns: number;
   apiMs: number;
 }
@@ -113,7 +116,14 @@ export class AgentSession {
   private lastUsage: Usage | undefined;
   private readonly builtins: AgentTool[];
   private readonly prompt: SessionPrompt;
-  readonly totals: SessionTotals = { usage: emptyUsage(), costUSD: 0, turns: 0, apiMs: 0 };
+  readonly totals: SessionTotals = {
+    usage: emptyUsage(),
+    costUSD: 0,
+    pricedUSD: 0,
+    unpriced: 0,
+    turns: 0,
+    apiMs: 0,
+  };
   thinking: ThinkingLevel;
   mode: PermissionMode;
   /** The configured preamble, or `--system` / a chat's override. */
@@ -504,6 +514,8 @@ export class AgentSession {
       totals.costUSD === null || result.total_cost_usd === null
         ? null
         : totals.costUSD + result.total_cost_usd;
+    if (result.total_cost_usd === null) totals.unpriced++;
+    else totals.pricedUSD += result.total_cost_usd;
     totals.turns += result.num_turns;
     totals.apiMs += result.duration_api_ms;
   }

@@ -9,6 +9,7 @@ import type { ChatContext } from "./context.ts";
 import { type SlashCommand, SlashRegistry } from "./registry.ts";
 import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts";
 import { copyCommand } from "./slash-copy.ts";
+import { costCommand } from "./slash-cost.ts";
 
 /**
  * The built-in slash commands. Each is a row of the registry: help, completion and "did you mean"
@@ -16,8 +17,6 @@ import { copyCommand } from "./slash-copy.ts";
  */
 
 type Command = SlashCommand<ChatContext>;
-
-const dollars = (value: number | null) => (value === null ? "unknown" : `$${value.toFixed(4)}`);
 
 async function chooseModel(context: ChatContext, provider?: string): Promise<string | undefined> {
   const { searchModels } = await import("../providers/catalog.ts");
@@ -230,17 +229,6 @@ const sessions: Command = {
   },
 };
 
-const cost: Command = {
-  name: "cost",
-  summary: "tokens and cost of this chat",
-  run(_args, context) {
-    const { usage, costUSD, turns, apiMs } = context.session.totals;
-    context.print(
-      `${turns} model request${turns === 1 ? "" : "s"} · in ${usage.input_tokens} (+${usage.cache_read_input_tokens} cache read, +${usage.cache_creation_input_tokens} cache write) · out ${usage.output_tokens} · ${dollars(costUSD)} · ${(apiMs / 1000).toFixed(1)}s waiting on the model`,
-    );
-  },
-};
-
 const exportCommand: Command = {
   name: "export",
   args: "[file]",
@@ -287,7 +275,7 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     clear,
     resume,
     sessions,
-    cost,
+    costCommand,
     contextCommand,
     skillsCommand,
     skillCommand,

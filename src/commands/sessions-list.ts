@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { homeDirIfKnown } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
+import { costText, knownCost } from "../history/cost.ts";
 import type { SessionSummary } from "../history/store.ts";
 import { compactNumber } from "../util/numbers.ts";
 import { parseStrict } from "./_shared.ts";
@@ -20,6 +21,8 @@ export interface SessionListItem {
   messages: number;
   input_tokens: number;
   output_tokens: number;
+  /** Summed over the session's runs; null when any run's price was unknown. */
+  cost_usd: number | null;
 }
 
 /**
@@ -29,11 +32,7 @@ export interface SessionListItem {
  */
 export async function listSessions(rawArgs: string[]): Promise<void> {
   const args = parseStrict("sessions list", rawArgs, listArgs, 0);
-  if (args.all === true && typeof args.cwd === "string")
-    throw new IonError("usage", "--all and --cwd cannot be used together", {
-      hint: "see `ion sessions list --help`",
-    });
-  const dir = resolve(typeof args.cwd === "string" ? args.cwd : process.cwd());
+  const { dir, dirs } = await scopeOf("sessions list", { all: args.all, cwd: args.cwd });
   let skipped = 0;
   const all = await openStore().list({
     onWarning: (line) => {
@@ -41,7 +40,6 @@ export async function listSessions(rawArgs: string[]): Promise<void> {
       process.stderr.write(`ion: warning: ${line}\n`);
     },
   });
-  const dirs = await sameDirs(dir);
   const shown = args.all === true ? all : all.filter((s) => dirs.has(s.cwd));
 
   if (args.json === true) {
@@ -55,6 +53,19 @@ export async function listSessions(rawArgs: string[]): Promise<void> {
   }
   const ids = shortIds(all.map((s) => s.id));
   process.stdout.write(table(shown, ids, args.all === true, Date.now()));
+}
+
+/** The directory a list or search is about (--cwd, else the current one) and the names its sessions may give it. */
+export async function scopeOf(
+  command: string,
+  args: { all?: unknown; cwd?: unknown },
+): Promise<{ dir: string; dirs: Set<string> }> {
+  if (args.all === true && typeof args.cwd === "string")
+    throw new IonError("usage", "--all and --cwd cannot be used together", {
+      hint: `see \`ion ${command} --help\``,
+    });
+  const dir = resolve(typeof args.cwd === "string" ? args.cwd : process.cwd());
+  return { dir, dirs: await sameDirs(dir) };
 }
 
 function emptyLine(all: boolean, dir: string, skipped: number): string {
@@ -88,6 +99,7 @@ export function toItem(s: SessionSummary): SessionListItem {
     messages: s.messages,
     input_tokens: s.tokens.input,
     output_tokens: s.tokens.output,
+    cost_usd: knownCost(s.cost),
   };
 }
 
@@ -125,7 +137,7 @@ export function relativeTime(iso: string, now: number): string {
   return new Date(then).toISOString().slice(0, 10);
 }
 
-function displayPath(path: string): string {
+export function displayPath(path: string): string {
   const home = homeDirIfKnown();
   const shown = home && (path === home || path.startsWith(`${home}/`)) ? `~${path.slice(home.length)}` : path;
   return clip(shown, 40, "start");
@@ -138,7 +150,7 @@ function clip(text: string, width: number, side: "start" | "end" = "end"): strin
 }
 
 function table(sessions: SessionSummary[], ids: Map<string, string>, withCwd: boolean, now: number): string {
-  const header = ["ID", "UPDATED", ...(withCwd ? ["CWD"] : []), "TITLE", "MESSAGES", "TOKENS"];
+  const header = ["ID", "UPDATED", ...(withCwd ? ["CWD"] : []), "TITLE", "MESSAGES", "TOKENS", "COST"];
   const rows = sessions.map((s) => [
     ids.get(s.id) ?? s.id,
     relativeTime(s.updated_at, now),
@@ -146,9 +158,10 @@ function table(sessions: SessionSummary[], ids: Map<string, string>, withCwd: bo
     clip(s.title, 48) || "(untitled)",
     String(s.messages),
     compactNumber(s.tokens.input + s.tokens.output),
+    costText(s.cost),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const numeric = header.length - 2; // MESSAGES and TOKENS are right-aligned
+  const numeric = header.length - 3; // MESSAGES, TOKENS and COST are right-aligned
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => (i >= numeric ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))

@@ -1,10 +1,12 @@
 import { rename, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { IonError } from "../errors.ts";
+import { type BashResult, bashResult, exitText, shellCommand } from "../history/bash-result.ts";
 import {
   compactionLine,
   count,
   firstKept,
+  lastAnswer,
   renderMarkdown,
   runEndLine,
   type Transcript,
@@ -21,10 +23,25 @@ import { parseStrict } from "./_shared.ts";
 import { exportArgs, rmArgs, showArgs } from "./sessions.ts";
 import { loadSession, openStore, requireId, resolveId } from "./sessions-common.ts";
 
-/** `ion sessions show ID [--json]`. */
+/** `ion sessions show ID [--json | --last]`. */
 export async function showSession(rawArgs: string[]): Promise<void> {
   const args = parseStrict("sessions show", rawArgs, showArgs, 1);
+  if (args.last === true && args.json === true)
+    throw new IonError("usage", "--last and --json cannot be used together", {
+      hint: "--last prints the answer as plain text; --json has every entry",
+    });
   const loaded = await loadSession(openStore(), requireId("sessions show", args.id));
+  if (args.last === true) {
+    const answer = lastAnswer(loaded.entries);
+    if (answer === undefined)
+      throw new IonError("usage", `session ${loaded.header.id} has no answer yet`, {
+        hint: "`ion sessions show ID` prints all of it",
+      });
+    // Exact for a pipe (a script reads the model's words); made safe only for a terminal.
+    const text = process.stdout.isTTY === true ? safeForTerminal(answer) : answer;
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    return;
+  }
   if (args.json === true) {
     process.stdout.write(`${JSON.stringify({ header: loaded.header, entries: loaded.entries }, null, 2)}\n`);
     return;
@@ -152,6 +169,13 @@ function messageLines(entry: MessageEntry, names: Map<string, string>, style: St
         out.push(style.dim("thinking:"), ...block.thinking.split("\n").map((l) => style.dim(`  ┊ ${l}`)));
         break;
       case "tool_use": {
+        const command = shellCommand(block.name, block.input);
+        if (command) {
+          const [first, ...more] = command.text.split("\n");
+          const rest = command.rest ? ` ${JSON.stringify(command.rest)}` : "";
+          out.push(`${style.cyan("●")} ${block.name} ${first}${rest}`, ...indent(more.join("\n")));
+          break;
+        }
         const compact = JSON.stringify(block.input);
         const input =
           compact.length <= 160 ? [compact] : truncated(JSON.stringify(block.input, null, 2), style);
@@ -161,11 +185,38 @@ function messageLines(entry: MessageEntry, names: Map<string, string>, style: St
       case "tool_result": {
         const name = names.get(block.tool_use_id) ?? block.tool_use_id;
         const mark = block.is_error ? style.red("✗ error from") : style.green("✓ result of");
+        const bash = bashResult(name, block.content);
+        if (bash) {
+          out.push(`${mark} ${name} · ${exitText(bash)}`, ...bashLines(bash, style));
+          break;
+        }
         out.push(`${mark} ${name}`, ...indent(truncated(block.content, style).join("\n")));
         break;
       }
     }
   }
+  return out;
+}
+
+/**
+ * A bash result as the output it was: stdout, then stderr under its own label, then the note (a
+ * timeout). The parts were JSON-escaped in the saved text, so they are made safe here, once unescaped.
+ */
+function bashLines(result: BashResult, style: Style): string[] {
+  const stdout = safeForTerminal(result.stdout);
+  const stderr = safeForTerminal(result.stderr);
+  const out: string[] = [];
+  if (stdout === "" && stderr === "") out.push(`    ${style.dim("(no output)")}`);
+  if (stdout !== "") {
+    if (stderr !== "") out.push(`    ${style.dim("stdout:")}`);
+    out.push(...indent(truncated(stdout.replace(/\n$/, ""), style).join("\n")));
+  }
+  if (stderr !== "")
+    out.push(
+      `    ${style.dim("stderr:")}`,
+      ...indent(truncated(stderr.replace(/\n$/, ""), style).join("\n")),
+    );
+  if (result.note) out.push(`    ${style.dim(`note: ${safeForTerminal(result.note)}`)}`);
   return out;
 }
 

@@ -11,6 +11,17 @@ export const listArgs = {
 export const showArgs = {
   id: { type: "positional", required: false, description: "Session id or a unique prefix of it (required)" },
   json: { type: "boolean", description: "Print the header and every entry as JSON" },
+  last: {
+    type: "boolean",
+    description: "Print only the last answer (the final assistant text), for scripts",
+  },
+} as const satisfies ArgsDef;
+
+export const searchArgs = {
+  query: { type: "positional", required: false, description: "Text to find, case-insensitive (required)" },
+  json: { type: "boolean", description: "Print a JSON array of matches instead of text" },
+  all: { type: "boolean", alias: "a", description: "Sessions of every directory, not just this one" },
+  cwd: { type: "string", description: "Sessions of this directory instead of the current one" },
 } as const satisfies ArgsDef;
 
 export const rmArgs = {
@@ -36,6 +47,13 @@ const show = lazyCommand(
   async () => (await import("./sessions-show.ts")).showSession,
 );
 
+const search = lazyCommand(
+  "search",
+  "Find text in saved sessions (titles and messages), newest first",
+  searchArgs,
+  async () => (await import("./sessions-search.ts")).searchSessions,
+);
+
 const rm = lazyCommand(
   "rm",
   "Delete one session",
@@ -50,10 +68,10 @@ const exportCommand = lazyCommand(
   async () => (await import("./sessions-show.ts")).exportSession,
 );
 
-const SUBCOMMANDS = { list, show, rm, export: exportCommand };
+const SUBCOMMANDS = { list, show, search, rm, export: exportCommand };
 
 export default defineCommand({
-  meta: { name: "sessions", description: "List, show, export and delete saved sessions" },
+  meta: { name: "sessions", description: "List, show, search, export and delete saved sessions" },
   // Declared here too so that `ion sessions --json` reaches the default subcommand.
   args: listArgs,
   subCommands: SUBCOMMANDS,

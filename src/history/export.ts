@@ -1,4 +1,5 @@
 import { imageLabel } from "../providers/image.ts";
+import { type BashResult, bashResult, exitText, shellCommand } from "./bash-result.ts";
 import type { CompactionEntry, MessageEntry, RunEndEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { entryTotals } from "./view.ts";
 
@@ -40,6 +41,20 @@ export function toolNames(entries: readonly SessionEntry[]): Map<string, string>
     for (const block of entry.message.content) if (block.type === "tool_use") names.set(block.id, block.name);
   }
   return names;
+}
+
+/**
+ * The last answer: the text of the last assistant message that has any (a step that only called
+ * tools has none), its text blocks joined; undefined when no assistant message has text.
+ */
+export function lastAnswer(entries: readonly SessionEntry[]): string | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i]!;
+    if (entry.type !== "message" || entry.message.role !== "assistant") continue;
+    const texts = entry.message.content.flatMap((b) => (b.type === "text" && b.text !== "" ? [b.text] : []));
+    if (texts.length > 0) return texts.join(""); // as `ion run` reports its result
+  }
+  return undefined;
 }
 
 /** `n` of the first message the model still sees, per the latest compaction (0 without one). */
@@ -141,7 +156,13 @@ function messageMarkdown(entry: MessageEntry, names: Map<string, string>, compac
       case "thinking":
         out.push("<details><summary>Thinking</summary>", "", block.thinking, "", "</details>", "");
         break;
-      case "tool_use":
+      case "tool_use": {
+        const command = shellCommand(block.name, block.input);
+        if (command) {
+          out.push(`**Tool call:** \`${block.name}\``, "", fenced(command.text, "sh"), "");
+          if (command.rest) out.push(fenced(JSON.stringify(command.rest, null, 2), "json"), "");
+          break;
+        }
         out.push(
           `**Tool call:** \`${block.name}\``,
           "",
@@ -149,15 +170,32 @@ function messageMarkdown(entry: MessageEntry, names: Map<string, string>, compac
           "",
         );
         break;
+      }
       case "tool_result": {
         const name = names.get(block.tool_use_id) ?? block.tool_use_id;
         const label = block.is_error ? "Tool error" : "Tool result";
-        out.push(`**${label}:** \`${name}\`${onlyResults ? note : ""}`, "", fenced(block.content), "");
+        const bash = bashResult(name, block.content);
+        const exit = bash ? ` · ${exitText(bash)}` : "";
+        out.push(`**${label}:** \`${name}\`${exit}${onlyResults ? note : ""}`, "");
+        out.push(...(bash ? bashMarkdown(bash) : [fenced(block.content), ""]));
         break;
       }
     }
   }
   if (out.at(-1) === "") out.pop();
+  return out;
+}
+
+/** A bash result as its output: stdout and stderr each in a fenced block, then the note (a timeout). */
+function bashMarkdown(result: BashResult): string[] {
+  const out: string[] = [];
+  if (result.stdout === "" && result.stderr === "") out.push("*(no output)*", "");
+  if (result.stdout !== "") {
+    if (result.stderr !== "") out.push("stdout:", "");
+    out.push(fenced(result.stdout), "");
+  }
+  if (result.stderr !== "") out.push("stderr:", "", fenced(result.stderr), "");
+  if (result.note) out.push(`*Note: ${result.note}*`, "");
   return out;
 }
 

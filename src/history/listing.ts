@@ -1,5 +1,6 @@
 import { open, readFile, stat } from "node:fs/promises";
 import type { Codec } from "./codec.ts";
+import { type SessionCost, sessionCost } from "./cost.ts";
 import { type Decoded, decodeSession, firstHeader, isUnreadable, rawHeader } from "./decode.ts";
 import { MARKER_MAGIC, MARKER_SIZE } from "./frames.ts";
 import { asIoError, errnoOf, messageOf, systemMessage } from "./io.ts";
@@ -18,6 +19,8 @@ export interface SessionSummary {
   messages: number;
   /** Summed over the assistant steps' usage; `input` includes cache reads and writes. */
   tokens: { input: number; output: number };
+  /** Summed over the runs' ends, as each run priced itself. */
+  cost: SessionCost;
   title: string;
   cwd: string;
 }
@@ -111,6 +114,7 @@ async function summarize(
     updated_at: mtime.toISOString(),
     messages,
     tokens: { input, output },
+    cost: sessionCost(decoded.entries),
     title: header.title,
     cwd: header.cwd,
   };
@@ -150,7 +154,11 @@ async function readHead(path: string): Promise<Uint8Array> {
   }
 }
 
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
@@ -163,7 +171,7 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) 
   return results;
 }
 
-function compareNewest(aTime: string, aId: string, bTime: string, bId: string): number {
+export function compareNewest(aTime: string, aId: string, bTime: string, bId: string): number {
   if (aTime !== bTime) return aTime < bTime ? 1 : -1;
   return aId < bId ? 1 : aId > bId ? -1 : 0;
 }

@@ -2,6 +2,7 @@ import { mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, rename, stat, unlink, utimes } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { IonError } from "../errors.ts";
+import { sessionCost } from "./cost.ts";
 import { asIoError, errnoOf, messageOf } from "./io.ts";
 import { acquireLock, type SessionLock } from "./lock.ts";
 import { type LoadedSession, SESSION_FILE_SUFFIX, type SessionStore, type SessionSummary } from "./store.ts";
@@ -214,6 +215,7 @@ function summarize(loaded: LoadedSession, id: string, mtimeMs: number): SessionS
     updated_at: new Date(mtimeMs).toISOString(),
     messages,
     tokens: { input, output },
+    cost: sessionCost(loaded.entries),
     title: header.title,
     cwd: header.cwd,
   };

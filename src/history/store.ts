@@ -10,6 +10,7 @@ import { type ListOptions, latestSessionOf, listSessions, type SessionSummary } 
 import { acquireLock } from "./lock.ts";
 import { removeRepackLeftovers, repack, repackFrom } from "./repack.ts";
 import { SESSION_VERSION, type SessionEntry, type SessionHeader } from "./schema.ts";
+import type { SearchOptions } from "./search.ts";
 import { CorruptSessionError } from "./session-errors.ts";
 import { FileSessionWriter, linesRecord, type SessionWriter } from "./writer.ts";
 
@@ -223,8 +224,14 @@ export class SessionStore {
     }
   }
 
+  /** Full-text search over the sessions `ids` (see search.ts): matches handed over newest first. */
+  async search(ids: readonly string[], options: SearchOptions): Promise<void> {
+    const { searchSessions } = await import("./search.ts"); // only this command pays for it
+    return searchSessions(ids, (id) => this.pathOf(id), await this.codec(), options);
+  }
+
   /** Ids of the session files in the directory (no corrupt, temp or lock files). */
-  private async ids(): Promise<string[]> {
+  async ids(): Promise<string[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);

@@ -13,6 +13,7 @@
  * is retried soon), and `endpoints` says, per provider whose own list endpoint answered, where that list
  * came from (`endpointOf`): a run checks a model id only against a list from the endpoint it will call.
  */
+import { readFileSync } from "node:fs";
 import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import Fuse, { type IFuseOptions } from "fuse.js";
@@ -218,6 +219,12 @@ export async function cachedCatalog(env: Env): Promise<Catalog | undefined> {
   return read.kind === "ok" ? toCatalog(read.cache, new Date()) : undefined;
 }
 
+/** `cachedCatalog`, read synchronously (the cache is one local file). */
+export function cachedCatalogSync(env: Env): Catalog | undefined {
+  const read = readCacheSync(cacheFile(env));
+  return read.kind === "ok" ? toCatalog(read.cache, new Date()) : undefined;
+}
+
 /**
  * A model of `provider` by the id sent to it. Besides the exact id, an alias form matches: a dated
  * snapshot and its undated name (`claude-sonnet-4-5` ↔ `claude-sonnet-4-5-20250929`), Ollama's
@@ -338,10 +345,29 @@ async function readCache(file: string): Promise<CacheRead> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException | undefined)?.code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-    throw new IonError("io", `${file}: cannot read (${code ?? String(err)})`, { cause: err });
+    return unreadCache(file, err);
   }
+  return parseCache(text);
+}
+
+/** `readCache` for a caller that cannot wait: a price looked up again at the end of a run. */
+function readCacheSync(file: string): CacheRead {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    return unreadCache(file, err);
+  }
+  return parseCache(text);
+}
+
+function unreadCache(file: string, err: unknown): CacheRead {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+  throw new IonError("io", `${file}: cannot read (${code ?? String(err)})`, { cause: err });
+}
+
+function parseCache(text: string): CacheRead {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -102,7 +102,7 @@ describe("ion chat with piped stdin", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Only this.\n");
     expect(run.stderr).toMatch(/^\/model \[provider\/model\]\s+switch model/m);
-    expect(run.stderr).toMatch(/^0 model requests · in 0 /m);
+    expect(run.stderr).toMatch(/^this chat: 0 model requests · in 0 /m);
     expect(run.stderr).toContain(`model: ${MODEL}\n`);
     expect(run.requests).toHaveLength(1);
     expect(transcript(run.requests[0]!)).toEqual(["user: the question"]);

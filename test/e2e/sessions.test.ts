@@ -107,6 +107,7 @@ const ListItem = z.strictObject({
   messages: z.number().int().nonnegative(),
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
+  cost_usd: z.number().nonnegative().nullable(),
 });
 
 const rows = (stdout: string) => stdout.trimEnd().split("\n");
@@ -121,19 +122,19 @@ describe("ion sessions list", () => {
     const here = await box.run(["sessions", "list"]);
     expect(here.code).toBe(0);
     const lines = rows(here.stdout);
-    expect(lines[0]).toMatch(/^ID\s+UPDATED\s+TITLE\s+MESSAGES\s+TOKENS$/);
+    expect(lines[0]).toMatch(/^ID\s+UPDATED\s+TITLE\s+MESSAGES\s+TOKENS\s+COST$/);
     expect(lines).toHaveLength(3);
     expect(lines[1]).toMatch(
-      new RegExp(`^${newer.id.slice(0, 13)}\\S*\\s+3m ago\\s+Write the docs\\s+4\\s+3\\.5k$`),
+      new RegExp(`^${newer.id.slice(0, 13)}\\S*\\s+3m ago\\s+Write the docs\\s+4\\s+3\\.5k\\s+\\$0\\.0042$`),
     );
     expect(lines[2]).toMatch(
-      new RegExp(`^${older.id.slice(0, 13)}\\S*\\s+3h ago\\s+Fix the parser\\s+4\\s+3\\.5k$`),
+      new RegExp(`^${older.id.slice(0, 13)}\\S*\\s+3h ago\\s+Fix the parser\\s+4\\s+3\\.5k\\s+\\$0\\.0042$`),
     );
 
     const all = await box.run(["sessions", "list", "--all"]);
     expect(all.code).toBe(0);
     const allLines = rows(all.stdout);
-    expect(allLines[0]).toMatch(/^ID\s+UPDATED\s+CWD\s+TITLE\s+MESSAGES\s+TOKENS$/);
+    expect(allLines[0]).toMatch(/^ID\s+UPDATED\s+CWD\s+TITLE\s+MESSAGES\s+TOKENS\s+COST$/);
     expect(allLines.slice(1).map((l) => l.split(/\s{2,}/)[3])).toEqual([
       "Write the docs",
       "Elsewhere",
@@ -169,6 +170,7 @@ describe("ion sessions list", () => {
         messages: 4,
         input_tokens: 3000,
         output_tokens: 500,
+        cost_usd: 0.0042,
       },
     ]);
     expect(Date.now() - Date.parse(items[0]!.updated_at)).toBeGreaterThan(4 * 60_000);
@@ -228,7 +230,7 @@ describe("ion sessions list", () => {
     }
     const unknown = await box.run(["sessions", "frobnicate"]);
     expect(unknown.stderr).toContain('unknown subcommand "frobnicate"');
-    expect(unknown.stderr).toContain("list, show, rm, export");
+    expect(unknown.stderr).toContain("list, show, search, rm, export");
   });
 
   test("--help lists the subcommands", async () => {
