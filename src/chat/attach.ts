@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { homeDir } from "../config/paths.ts";
 import { imageRefusal } from "../providers/image.ts";
 import { readImageFile } from "../providers/image-file.ts";
 import type { ImageBlock, ModelCapabilities, UserBlock } from "../providers/types.ts";
@@ -37,7 +37,7 @@ export function pastedPath(line: string): string | undefined {
 }
 
 async function imageAt(path: string, cwd: string): Promise<ImageBlock | undefined> {
-  const full = resolve(cwd, path.startsWith("~/") ? `${homedir()}${path.slice(1)}` : path);
+  const full = resolve(cwd, path.startsWith("~/") ? `${homeDir()}${path.slice(1)}` : path);
   const info = await stat(full).catch(() => undefined);
   if (!info?.isFile()) return undefined;
   return readImageFile(full, path);

@@ -1,4 +1,4 @@
-import { count } from "../history/export.ts";
+import { count } from "../util/numbers.ts";
 import type { ChatContext } from "./context.ts";
 import type { SlashCommand } from "./registry.ts";
 

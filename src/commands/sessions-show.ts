@@ -4,7 +4,6 @@ import { IonError } from "../errors.ts";
 import { type BashResult, bashResult, exitText, shellCommand } from "../history/bash-result.ts";
 import {
   compactionLine,
-  count,
   firstKept,
   lastAnswer,
   renderMarkdown,
@@ -17,6 +16,7 @@ import { errnoOf, systemMessage } from "../history/io.ts";
 import type { MessageEntry } from "../history/schema.ts";
 import { imageLabel } from "../providers/image.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
+import { count } from "../util/numbers.ts";
 import { removeTemp } from "../util/remove-temp.ts";
 import { safeForTerminal, safeForTerminalDeep } from "../util/terminal-text.ts";
 import { parseStrict } from "./_shared.ts";

@@ -1,4 +1,5 @@
 import { imageLabel } from "../providers/image.ts";
+import { count } from "../util/numbers.ts";
 import { type BashResult, bashResult, exitText, shellCommand } from "./bash-result.ts";
 import type { CompactionEntry, MessageEntry, RunEndEntry, SessionEntry, SessionHeader } from "./schema.ts";
 import { entryTotals } from "./view.ts";
@@ -79,11 +80,6 @@ export function runEndLine(r: RunEndEntry): string {
   if (r.total_cost_usd !== null) parts.push(`$${r.total_cost_usd.toFixed(4)}`);
   const errors = r.errors.length > 0 ? ` — ${r.errors.join("; ")}` : "";
   return `${parts.join(" · ")}${errors}`;
-}
-
-/** 12345 → "12,345". */
-export function count(n: number): string {
-  return n.toLocaleString("en-US");
 }
 
 /** A code fence longer than any backtick run in `text`, so the content can never close it early. */

@@ -4,3 +4,8 @@ export function compactNumber(n: number): string {
   const [value, unit] = n < 999_950 ? [n / 1000, "k"] : [n / 1_000_000, "M"];
   return `${value.toFixed(1).replace(/\.0$/, "")}${unit}`;
 }
+
+/** 12345 → "12,345". */
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
