@@ -1,6 +1,7 @@
 import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { loadCatalog, type ModelInfo, searchModels } from "../providers/catalog.ts";
+import { favoriteIds } from "../providers/catalog-favorites.ts";
 import { colorEnabled, createStyle } from "../ui/style.ts";
 import { type Cell, type Column, renderTable } from "../ui/table.ts";
 import { fdWriter } from "../util/fd-writer.ts";
@@ -38,10 +39,11 @@ const COLUMNS: Column[] = [
 ];
 
 /**
- * `ion models [QUERY] [--provider P] [--all] [--json] [--refresh]`. Without a query: by provider, newest
- * release first (see sortModels); with one: best match first. Only configured providers' models (a key,
- * or for ollama a host) unless `--all` or `--provider` names one; with none configured, the whole
- * catalogue. Catalogue warnings and notes go to stderr.
+ * `ion models [QUERY] [--provider P] [--all] [--fav] [--json] [--refresh]`. Without a query: by provider,
+ * newest release first (see sortModels); with one: best match first. Only configured providers' models (a
+ * key, or for ollama a host) unless `--all` or `--provider` names one; with none configured, the whole
+ * catalogue. Favourites (config `favorites`) are starred; `--fav` lists only them (models-fav.ts).
+ * Catalogue warnings and notes go to stderr.
  */
 export async function listModels(rawArgs: string[]): Promise<void> {
   // Printed through fd writers, not process.stdout/stderr (util/fd-writer.ts: ~2–4 ms of start-up).
@@ -57,7 +59,14 @@ export async function listModels(rawArgs: string[]): Promise<void> {
       hint: `known providers: ${knownProviderIds(config).join(", ")}`,
     });
 
-  const catalog = await loadCatalog({ config, keys, env, refresh: args.refresh === true });
+  const options = { config, keys, env, refresh: args.refresh === true };
+  if (args.fav === true) {
+    const { listFavorites } = await import("./models-fav.ts");
+    await listFavorites({ options, provider, query, json: args.json === true, stdout, stderr });
+    return;
+  }
+
+  const catalog = await loadCatalog(options);
   for (const warning of catalog.warnings) stderr.write(`ion: warning: ${warning}\n`);
 
   const pool =
@@ -75,7 +84,7 @@ export async function listModels(rawArgs: string[]): Promise<void> {
     const what = query === "" ? "no models" : `no models match "${query}"`;
     stderr.write(`${what}${provider === undefined ? "" : ` for ${provider}`}\n`);
   } else {
-    stdout.write(table(shown));
+    stdout.write(table(shown, favoriteIds(catalog.models, config.favorites)));
   }
   if (note !== "") stderr.write(`note: ${note}\n`);
 }
@@ -108,18 +117,24 @@ function noteFor(o: {
   return `${found} ${models(found)} of providers without a key ${found === 1 ? "matches" : "match"}; --all lists them`;
 }
 
-function table(shown: ModelInfo[]): string {
+/**
+ * The table; when a row is starred, each Model cell starts with `* ` or two spaces: ASCII, so it reads
+ * the same without colour, in a pipe and at any terminal's idea of a symbol's width. A favourite the
+ * catalogue does not list (`unlisted`) says so in its Caps cell.
+ */
+export function table(shown: ModelInfo[], starred: Set<string>, unlisted = new Set<string>()): string {
   const { isTTY, width } = terminal();
   const style = createStyle(colorEnabled(isTTY));
+  const marks = shown.some((m) => starred.has(m.id));
   const rows = shown.map((m): Cell[] => {
     const cells = [
-      m.id,
+      marks ? `${starred.has(m.id) ? "*" : " "} ${m.id}` : m.id,
       m.configured ? m.provider : `${m.provider} (no key)`,
       m.context === null ? "unknown" : tokens(m.context), // SPEC §4: an unknown window is said, not dashed
       tokens(m.output),
       price(m.input_cost),
       price(m.output_cost),
-      caps(m),
+      unlisted.has(m.id) ? "unknown: not in the catalogue" : caps(m),
     ];
     return m.configured ? cells : cells.map((text) => ({ text, style: style.dim }));
   });

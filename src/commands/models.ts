@@ -17,13 +17,18 @@ export const modelsArgs = {
     alias: "a",
     description: "Include the models of providers without a key, marked (no key)",
   },
+  fav: {
+    type: "boolean",
+    description: "Only your favourites (config favorites), in their order; from the cache when it is fresh",
+  },
   json: { type: "boolean", description: "Print a JSON array instead of a table" },
   refresh: { type: "boolean", description: "Fetch the catalogue again instead of using the 24 h cache" },
 } as const satisfies ArgsDef;
 
 /**
- * `ion models [QUERY] [--provider P] [--all] [--json] [--refresh]`: the model catalogue (each configured
- * provider's model list with models.dev metadata), from the cache when it is fresh.
+ * `ion models [QUERY] [--provider P] [--all] [--fav] [--json] [--refresh]`: the model catalogue (each
+ * configured provider's model list with models.dev metadata), from the cache when it is fresh;
+ * favourites starred.
  */
 export default defineCommand({
   meta: { name: "models", description: "List models with context, output and prices; fuzzy QUERY" },

@@ -46,6 +46,10 @@ export const ConfigSchema = z.strictObject({
   // Full form.
   providers: z.optional(z.record(z.string(), ProviderConfigSchema)),
   thinking: z.optional(ThinkingSchema),
+  /** Starred models (`provider/model`): the user's own taste, so a project file cannot set them. */
+  favorites: z.optional(
+    z.array(z.string().check(z.regex(/^[^/\s]+\/\S+$/, "expected provider/model, e.g. openai/gpt-4o"))),
+  ),
   tools: z.optional(z.strictObject({ disabled: z.optional(z.array(z.string())) })),
   permissions: z.optional(z.strictObject({ mode: z.optional(z.enum(["read", "ask", "auto"])) })),
   workspace: z.optional(z.strictObject({ allow: z.optional(z.array(z.string())) })),

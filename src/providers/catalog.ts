@@ -230,7 +230,11 @@ export function cachedCatalogSync(env: Env): Catalog | undefined {
  * snapshot and its undated name (`claude-sonnet-4-5` ↔ `claude-sonnet-4-5-20250929`), Ollama's
  * `:latest` tag and Gemini's `models/` prefix; among several matches the newest dated one wins.
  */
-export function findModel(catalog: Catalog, provider: string, model: string): ModelInfo | undefined {
+export function findModel(
+  catalog: Pick<Catalog, "models">,
+  provider: string,
+  model: string,
+): ModelInfo | undefined {
   const own = catalog.models.filter((m) => m.provider === provider);
   const exact = own.find((m) => m.model === model);
   if (exact) return exact;
@@ -315,6 +319,11 @@ function configuredTargets(config: Config, keys: Keys, env: Env, warnings: strin
     targets.push({ provider, configModels: config.providers?.[id]?.models ?? [] });
   }
   return targets;
+}
+
+/** The ids of the providers that count as configured (a key, or a keyless one the user pointed ion at). */
+export function configuredProviderIds(config: Config, keys: Keys, env: Env): string[] {
+  return configuredTargets(config, keys, env, []).map((t) => t.provider.id);
 }
 
 /** Built-in providers known to models.dev that are not configured: listed from models.dev alone. */
