@@ -1,5 +1,6 @@
-import { type CommandDef, renderUsage, runCommand } from "citty";
+import { type CommandDef, runCommand } from "citty";
 import { describeError, exitCodeFor, IonError } from "./errors.ts";
+import { renderUsage } from "./ui/usage.ts";
 import { rememberStdioModes, restoreStdioModes } from "./util/fd-modes.ts";
 import type { FdWriter } from "./util/fd-writer.ts";
 import { settleOutputs, stdoutClosed, watchOutputs, writeFast } from "./util/stdout.ts";
@@ -60,7 +61,7 @@ async function stdoutIsTTY(): Promise<boolean> {
   return isatty(1);
 }
 
-/** citty colours its usage text; keep it plain for pipes and NO_COLOR. */
+/** Usage text is coloured; keep it plain for pipes and NO_COLOR. */
 async function usage(command: CommandDef, parent?: CommandDef): Promise<string> {
   const text = await renderUsage(command, parent);
   const plain = (process.env.NO_COLOR ?? "") !== "" || !(await stdoutIsTTY());
@@ -69,6 +70,14 @@ async function usage(command: CommandDef, parent?: CommandDef): Promise<string> 
 
 function isHelp(arg: string): boolean {
   return arg === "--help" || arg === "-h";
+}
+
+/** `ion version` is `ion --version`; `ion help [COMMAND…]` is `ion [COMMAND…] --help`. */
+function spelledOut(argv: string[]): string[] {
+  const [first, ...rest] = argv;
+  if (first === "version" && rest.length === 0) return ["--version"];
+  if (first === "help") return rest.length === 0 ? ["--help"] : [...rest, "--help"];
+  return argv;
 }
 
 function report(err: unknown): number {
@@ -95,7 +104,8 @@ export async function dispatch(argv: string[], exit: (code: number) => void): Pr
   return status;
 }
 
-async function dispatchInner(argv: string[], exit: (code: number) => void): Promise<number> {
+async function dispatchInner(args: string[], exit: (code: number) => void): Promise<number> {
+  const argv = spelledOut(args);
   const [first, ...others] = argv;
   try {
     if (first !== undefined && isHelp(first)) return writeFast(`${await usage(root)}\n`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Entry point. `--version` is answered before anything else loads; everything else goes through the
+ * Entry point. `--version` (and `version`) is answered before anything else loads; everything else goes through the
  * lazy command table in cli.ts. This is the only place that sets the process's exit status.
  *
  * Start-up note: the first touch of `process.stdout` / `process.stderr` (even `"stdout" in process`)
@@ -16,7 +16,7 @@ function exit(code: number): void {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V"))
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "version"))
     return writeFast(`ion ${VERSION_TEXT}\n`);
   const { dispatch } = await import("./cli.ts");
   return dispatch(argv, exit);

@@ -5,6 +5,7 @@ export const chatArgs = {
   model: {
     type: "string",
     alias: "m",
+    valueHint: "provider/model",
     description: "Model as provider/model (default: the resumed session's, else the configured one)",
   },
   continue: {
@@ -14,9 +15,14 @@ export const chatArgs = {
       "Continue the latest session of this directory (the default, made explicit: fails if it is busy)",
   },
   new: { type: "boolean", description: "Start a new session instead of resuming this directory's latest" },
-  resume: { type: "string", alias: "r", description: "Resume the session with this id (or unique prefix)" },
-  cwd: { type: "string", description: "Chat in this directory (the workspace root)" },
-  thinking: { type: "string", description: "Thinking level: off | low | medium | high" },
+  resume: {
+    type: "string",
+    alias: "r",
+    valueHint: "id",
+    description: "Resume the session with this id (or unique prefix)",
+  },
+  cwd: { type: "string", valueHint: "dir", description: "Chat in this directory (the workspace root)" },
+  thinking: { type: "string", valueHint: "level", description: "Thinking level: off | low | medium | high" },
   yes: {
     type: "boolean",
     alias: "y",

@@ -6,11 +6,19 @@ export const runArgs = {
   model: {
     type: "string",
     alias: "m",
+    valueHint: "provider/model",
     description: "Model as provider/model, e.g. anthropic/claude-sonnet-4-5",
   },
-  "output-format": { type: "string", alias: "o", description: "text | json | stream-json", default: "text" },
+  "output-format": {
+    type: "string",
+    alias: "o",
+    valueHint: "format",
+    description: "text | json | stream-json",
+    default: "text",
+  },
   "input-format": {
     type: "string",
+    valueHint: "format",
     description:
       "text | stream-json (user messages as JSON lines on stdin, one turn each; needs -o stream-json)",
   },
@@ -22,33 +30,57 @@ export const runArgs = {
   },
   "permission-mode": {
     type: "string",
+    valueHint: "mode",
     description: "read | ask | auto, or Claude Code's plan | default | acceptEdits | bypassPermissions",
   },
   tools: { type: "boolean", default: true, negativeDescription: "Send no tools to the model" },
   continue: { type: "boolean", alias: "c", description: "Continue the latest session of this directory" },
-  resume: { type: "string", alias: "r", description: "Continue the session with this id (or unique prefix)" },
+  resume: {
+    type: "string",
+    alias: "r",
+    valueHint: "id",
+    description: "Continue the session with this id (or unique prefix)",
+  },
   session: { type: "boolean", default: true, negativeDescription: "Save nothing: no session file" },
   verbose: {
     type: "boolean",
     alias: "v",
     description: "Thinking, tool results, usage and SDK logs on stderr",
   },
-  file: { type: "string", alias: "f", description: "Attach a file as context (repeatable)" },
-  cwd: { type: "string", description: "Run in this directory (the workspace root)" },
-  thinking: { type: "string", description: "Thinking level: off | low | medium | high" },
+  file: {
+    type: "string",
+    alias: "f",
+    valueHint: "path",
+    description: "Attach a file as context (repeatable)",
+  },
+  cwd: { type: "string", valueHint: "dir", description: "Run in this directory (the workspace root)" },
+  thinking: { type: "string", valueHint: "level", description: "Thinking level: off | low | medium | high" },
   system: {
     type: "string",
     alias: "system-prompt",
+    valueHint: "text",
     description: "Replace the configured preamble with this text",
   },
-  "append-system-prompt": { type: "string", description: "Add this text after the preamble" },
-  skill: { type: "string", description: "Activate a skill: its instructions go into the system prompt" },
+  "append-system-prompt": {
+    type: "string",
+    valueHint: "text",
+    description: "Add this text after the preamble",
+  },
+  skill: {
+    type: "string",
+    valueHint: "name",
+    description: "Activate a skill: its instructions go into the system prompt",
+  },
   partial: {
     type: "boolean",
     alias: "include-partial-messages",
     description: "stream-json: also emit the raw stream events (text, thinking and tool-call deltas)",
   },
-  "max-turns": { type: "string", description: "Stop after this many model requests (default 50)" },
+  "max-turns": {
+    type: "string",
+    valueHint: "n",
+    description: "Stop after this many model requests (default 50)",
+  },
 } as const;
 
 export default defineCommand({

@@ -5,7 +5,11 @@ import { guardSubcommand, lazyCommand } from "./_shared.ts";
 export const listArgs = {
   json: { type: "boolean", description: "Print a JSON array instead of a table" },
   all: { type: "boolean", alias: "a", description: "Sessions of every directory, not just this one" },
-  cwd: { type: "string", description: "Sessions of this directory instead of the current one" },
+  cwd: {
+    type: "string",
+    valueHint: "dir",
+    description: "Sessions of this directory instead of the current one",
+  },
 } as const satisfies ArgsDef;
 
 export const showArgs = {
@@ -21,7 +25,11 @@ export const searchArgs = {
   query: { type: "positional", required: false, description: "Text to find, case-insensitive (required)" },
   json: { type: "boolean", description: "Print a JSON array of matches instead of text" },
   all: { type: "boolean", alias: "a", description: "Sessions of every directory, not just this one" },
-  cwd: { type: "string", description: "Sessions of this directory instead of the current one" },
+  cwd: {
+    type: "string",
+    valueHint: "dir",
+    description: "Sessions of this directory instead of the current one",
+  },
 } as const satisfies ArgsDef;
 
 export const rmArgs = {
@@ -30,7 +38,12 @@ export const rmArgs = {
 
 export const exportArgs = {
   id: { type: "positional", required: false, description: "Session id or a unique prefix of it (required)" },
-  output: { type: "string", alias: "o", description: "Write the Markdown to this file instead of stdout" },
+  output: {
+    type: "string",
+    alias: "o",
+    valueHint: "file",
+    description: "Write the Markdown to this file instead of stdout",
+  },
 } as const satisfies ArgsDef;
 
 const list = lazyCommand(

@@ -12,6 +12,7 @@ import { guardSubcommand, parseStrict } from "./_shared.ts";
 const cwdArg = {
   cwd: {
     type: "string",
+    valueHint: "dir",
     description: "Look for project skills in this directory instead of the current one",
   },
 } as const satisfies ArgsDef;
