@@ -23,6 +23,11 @@ export interface ChatContext {
   /** Thinking level and permission mode: applied to the session and saved in the user config. */
   setThinking(level: ThinkingLevel): Promise<void>;
   setMode(mode: PermissionMode): Promise<void>;
+  /**
+   * Saves a setting in the user config when typed on a terminal (piped lines change this chat only);
+   * `note` says where, or why not, for the end of the command's line.
+   */
+  saveSetting(path: string[], value: unknown): Promise<{ saved: boolean; note: string }>;
   showThinking: boolean;
   /** The catalogue's models of configured providers (cached; may fetch once). */
   models(): Promise<ModelInfo[]>;

@@ -84,6 +84,7 @@ export class Chat {
       render: (make) => this.render(make),
       setThinking: (level) => this.setThinking(level),
       setMode: (mode) => this.setMode(mode),
+      saveSetting: (path, value) => this.keep(path, value),
       models: () => this.models(),
       quit() {
         chat.quitting = true;
@@ -278,7 +279,7 @@ export class Chat {
    * says where (or why not: a failure is said, not fatal); piped lines change this chat only. Saves
    * run one after another: two quick Ctrl+T presses must leave the second level in the file.
    */
-  private async keep(path: string[], value: string): Promise<{ saved: boolean; note: string }> {
+  private async keep(path: string[], value: unknown): Promise<{ saved: boolean; note: string }> {
     if (!this.io.typed)
       return { saved: false, note: " (this chat only: piped input does not change your saved default)" };
     let failure: string | undefined;

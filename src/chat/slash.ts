@@ -20,6 +20,7 @@ type Command = SlashCommand<ChatContext>;
 
 async function chooseModel(context: ChatContext, provider?: string): Promise<string | undefined> {
   const { searchModels } = await import("../providers/catalog.ts");
+  const { favoriteIds, favoritesFirst } = await import("../providers/catalog-favorites.ts");
   const models = (await context.models()).filter((m) => provider === undefined || m.provider === provider);
   if (models.length === 0) {
     context.print(
@@ -28,14 +29,36 @@ async function chooseModel(context: ChatContext, provider?: string): Promise<str
     return undefined;
   }
   const current = `${context.session.provider.id}/${context.session.model}`;
+  const { favorites } = context.session.configuration;
+  const starred = favoriteIds(models, favorites);
+  const ordered = favoritesFirst(models, favorites);
+  // Favourites first until something is typed; then best match first, so a typed exact id is not
+  // pushed down by a favourite that merely resembles it.
   return context.pick(
     "Model",
     (query) =>
-      searchModels(models, query)
-        .slice(0, 50)
-        .map((m) => ({ value: m.id, label: m.id, hint: m.name })),
+      (query.trim() === "" ? ordered : searchModels(models, query)).slice(0, 50).map((m) => ({
+        value: m.id,
+        label: starred.size === 0 ? m.id : `${starred.has(m.id) ? "★" : " "} ${m.id}`,
+        hint: m.name,
+      })),
     models.some((m) => m.id === current) ? current : undefined,
   );
+}
+
+/** `/model star` and `/model unstar`: the model in use joins or leaves config `favorites`. */
+async function starModel(context: ChatContext, on: boolean): Promise<void> {
+  const id = `${context.session.provider.id}/${context.session.model}`;
+  const config = context.session.configuration;
+  const favorites = config.favorites ?? [];
+  if (favorites.includes(id) === on) {
+    context.print(context.style.dim(`${id} is ${on ? "already" : "not"} a favourite`));
+    return;
+  }
+  const next = on ? [...favorites, id] : favorites.filter((f) => f !== id);
+  config.favorites = next; // this chat's picker and completion follow at once, saved or not
+  const { note } = await context.saveSetting(["favorites"], next);
+  context.print(context.style.dim(`${on ? "★ starred" : "unstarred"} ${id}${note}`));
 }
 
 async function switchModel(context: ChatContext, spec: string): Promise<void> {
@@ -68,9 +91,17 @@ const help: Command = {
 const model: Command = {
   name: "model",
   args: "[provider/model]",
-  summary: "switch model (a fuzzy picker without an argument)",
-  complete: async (_partial, context) => (await context.models()).map((m) => m.id),
+  summary: "switch model (a fuzzy picker without one); star|unstar the model in use",
+  complete: async (_partial, context) => {
+    const { favoritesFirst } = await import("../providers/catalog-favorites.ts");
+    const models = favoritesFirst(await context.models(), context.session.configuration.favorites);
+    return [...models.map((m) => m.id), "star", "unstar"];
+  },
   async run(args, context) {
+    if (args === "star" || args === "unstar") {
+      await starModel(context, args === "star");
+      return;
+    }
     const spec = args || (context.interactive ? await chooseModel(context) : undefined);
     if (!spec) {
       context.print(`model: ${context.session.provider.id}/${context.session.model}`);
