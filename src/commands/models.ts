@@ -19,7 +19,8 @@ export const modelsArgs = {
   },
   fav: {
     type: "boolean",
-    description: "Only your favourites (config favorites), in their order; from the cache when it is fresh",
+    description:
+      "Only your favourites (config favorites), in their order, listed even when the catalogue lacks one",
   },
   json: { type: "boolean", description: "Print a JSON array instead of a table" },
   refresh: { type: "boolean", description: "Fetch the catalogue again instead of using the 24 h cache" },
