@@ -4,13 +4,16 @@ import { homeDir } from "../config/paths.ts";
 import { imageRefusal } from "../providers/image.ts";
 import { readImageFile } from "../providers/image-file.ts";
 import type { ImageBlock, ModelCapabilities, UserBlock } from "../providers/types.ts";
+import type { WorkspaceScope } from "../tools/workspace.ts";
+import { mentionsIn } from "./mention-parse.ts";
 
 /**
  * Images in chat messages. A line that is only an image file's path — what a terminal pastes for a
  * file dragged onto it: maybe quoted, with backslash-escaped spaces, or as a file:// URL — attaches
- * the image to the next message. `@path` of an image file inside a message attaches it to that
- * message (the mention stays in the text, so the model knows which file it is). Only paths ending in
- * an image extension are looked at, so ordinary messages cost no file system access.
+ * the image to the next message; only lines ending in an image extension are looked at, so ordinary
+ * messages cost no file system access. `@path` inside a message attaches that file to the message —
+ * an image, or a text file as a `<file path="…">` block (chat/mention-attach.ts has the rules); the
+ * mention stays in the text, so the model knows which file it is.
  */
 
 const IMAGE_PATH = /\.(png|jpe?g|gif|webp)$/i;
@@ -61,17 +64,20 @@ export class ChatAttachments {
     return image;
   }
 
-  /** A message's blocks: the images held for it, those it mentions with `@path`, then its text. */
-  async content(text: string, cwd: string): Promise<UserBlock[]> {
-    const blocks: UserBlock[] = this.pending;
+  /**
+   * A message's blocks: the images held for it, the files it mentions with `@path`, then its text; and
+   * a label per mentioned file. Throws IonError (nothing is sent, the held images stay) for a mentioned
+   * file that cannot go.
+   */
+  async content(text: string, scope: WorkspaceScope): Promise<{ blocks: UserBlock[]; attached: string[] }> {
+    const mentions = mentionsIn(text);
+    // The file reader and the workspace guard load with the first message that mentions something.
+    const files =
+      mentions.length === 0
+        ? []
+        : await (await import("./mention-attach.ts")).attachMentions(mentions, scope);
+    const blocks: UserBlock[] = [...this.pending, ...files.map((f) => f.block), { type: "text", text }];
     this.pending = [];
-    for (const match of text.matchAll(/(?:^|\s)@(\S+)/g)) {
-      const path = (match[1] ?? "").replace(/[?!.,;:)\]]+$/, ""); // `@shot.png?` ends a sentence
-      if (!IMAGE_PATH.test(path)) continue;
-      const image = await imageAt(path, cwd);
-      if (image) blocks.push(image);
-    }
-    blocks.push({ type: "text", text });
-    return blocks;
+    return { blocks, attached: files.map((f) => f.label) };
   }
 }

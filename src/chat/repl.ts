@@ -4,7 +4,8 @@ import type { AgentSession } from "../agent/session.ts";
 import { describeError, IonError } from "../errors.ts";
 import type { ModelInfo } from "../providers/catalog.ts";
 import { imageLabel } from "../providers/image.ts";
-import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import { THINKING_LEVELS, type ThinkingLevel, type UserBlock } from "../providers/types.ts";
+import type { WorkspaceScope } from "../tools/workspace.ts";
 import { ChatRenderer } from "../ui/chat-render.ts";
 import type { Writer } from "../ui/renderer.ts";
 import type { Style } from "../ui/style.ts";
@@ -13,6 +14,8 @@ import { textLines } from "../util/text-lines.ts";
 import { ChatAttachments } from "./attach.ts";
 import type { ChatContext } from "./context.ts";
 import type { ChatInput } from "./input.ts";
+import type { MentionCompleter } from "./mention-complete.ts";
+import { mentionAtEnd } from "./mention-parse.ts";
 import { parseSlash, type SlashRegistry } from "./registry.ts";
 
 /**
@@ -65,6 +68,7 @@ export class Chat {
   private catalog: Promise<ModelInfo[]> | undefined;
   private saves: Promise<void> = Promise.resolve();
   private readonly attachments = new ChatAttachments();
+  private mentions: Promise<MentionCompleter> | undefined;
   readonly context: ChatContext;
 
   constructor(
@@ -145,11 +149,13 @@ export class Chat {
   }
 
   async turn(text: string): Promise<void> {
+    const content = await this.messageContent(text);
+    if (!content) return;
     let result: RunResult | undefined;
     const started = performance.now();
     const renderer = this.newRenderer();
     await this.render(
-      (signal) => this.turnWithImages(text, signal),
+      (signal) => this.session.turn(content, signal),
       renderer,
       (r) => {
         result = r;
@@ -197,9 +203,32 @@ export class Chat {
     return true;
   }
 
-  /** The session's turn for a typed message, with the images it attaches (chat/attach.ts). */
-  private async *turnWithImages(text: string, signal: AbortSignal): AsyncGenerator<AgentEvent> {
-    yield* this.session.turn(await this.attachments.content(text, this.session.cwd), signal);
+  /**
+   * A typed message with what it attaches (chat/attach.ts): held images and `@` mentions, the files
+   * said in one dim line. Undefined, with the reason said, when a mentioned file cannot go.
+   */
+  private async messageContent(text: string): Promise<UserBlock[] | undefined> {
+    try {
+      const { blocks, attached } = await this.attachments.content(text, this.scope());
+      if (attached.length > 0)
+        this.context.print(this.io.style.dim(`attached: ${safeForTerminal(attached.join(", "))}`));
+      return blocks;
+    } catch (err) {
+      this.error(err);
+      return undefined;
+    }
+  }
+
+  private scope(): WorkspaceScope {
+    return { root: this.session.cwd, allow: this.session.configuration.workspace?.allow ?? [] };
+  }
+
+  /** Tab: an `@path` being typed completes to a file, a slash command through the registry. */
+  async complete(line: string): Promise<[string[], string]> {
+    if (line.startsWith("/") || !mentionAtEnd(line)) return this.registry.complete(line, this.context);
+    // fuse.js and the file walker load on the first `@` Tab, not at the chat's start.
+    this.mentions ??= import("./mention-complete.ts").then((m) => new m.MentionCompleter(() => this.scope()));
+    return (await this.mentions).complete(line);
   }
 
   private newRenderer(): ChatRenderer {

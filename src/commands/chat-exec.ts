@@ -85,7 +85,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
       input: process.stdin,
       output: process.stdout,
       historyFile: args.session === false ? undefined : join(dataDir(env), "input_history.jsonl"),
-      complete: (line) => (chat ? registry.complete(line, chat.context) : Promise.resolve([[], line])),
+      complete: (line) => (chat ? chat.complete(line) : Promise.resolve([[], line])),
       onKey: (key) => {
         void (key === "cycle-thinking" ? chat?.cycleThinking() : chat?.cycleMode());
       },

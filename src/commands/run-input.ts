@@ -25,7 +25,7 @@ function textOf(bytes: Uint8Array): string | undefined {
 }
 
 /** A `-f` file: an image block for a PNG, JPEG, GIF or WebP image (by its first bytes), else its text. */
-async function readContextFile(path: string, cwd: string): Promise<UserBlock> {
+export async function readContextFile(path: string, cwd: string): Promise<UserBlock> {
   const full = resolve(cwd, path);
   const info = await stat(full).catch(() => undefined);
   if (!info) throw new IonError("io", `cannot read ${path}: no such file`);

@@ -46,7 +46,8 @@ export function imageSize(block: ImageBlock): number {
   return Math.floor((block.data.length * 3) / 4) - padding;
 }
 
-function sizeText(bytes: number): string {
+/** `70 B`, `120 KB`, `1.5 MB`: a file's size as the chat shows it. */
+export function sizeText(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
