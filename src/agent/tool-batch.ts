@@ -104,7 +104,11 @@ async function decide(
     readOnly: tool.readOnly,
   });
   if (verdict.allow) return { run: true, tool, input: verdict.input ?? call.input };
-  return { run: false, denied: true, outcome: { content: verdict.reason, is_error: true } };
+  return {
+    run: false,
+    denied: true,
+    outcome: { content: verdict.reason, is_error: true, display: { denied: true } },
+  };
 }
 
 async function execute(

@@ -27,6 +27,8 @@ export interface ToolDisplay {
   exitCode?: number | null;
   /** Why a command was stopped before it ended by itself: its time limit or the user. */
   stopped?: { reason: "timeout"; after_ms: number } | { reason: "cancel" };
+  /** The call was not run: the permission mode or the user refused it. */
+  denied?: boolean;
 }
 
 export interface ToolOutcome {

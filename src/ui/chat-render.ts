@@ -1,6 +1,7 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import { MarkdownStream } from "./markdown.ts";
+import { costText, RetryNotes } from "./progress-notes.ts";
 import type { Writer } from "./renderer.ts";
 import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import type { Style } from "./style.ts";
@@ -42,7 +43,7 @@ export function statusLine(result: RunResult, facts: StatusFacts): string {
   if (facts.contextWindow && facts.contextUsed !== undefined)
     parts.push(`${Math.round((facts.contextUsed / facts.contextWindow) * 100)}% ctx`);
   else if (facts.contextUsed !== undefined) parts.push(`${formatTokens(facts.contextUsed)} ctx`);
-  parts.push(result.total_cost_usd === null ? "$ unknown" : `$${result.total_cost_usd.toFixed(4)}`);
+  parts.push(costText(result.total_cost_usd));
   parts.push(`${(result.duration_ms / 1000).toFixed(1)}s`);
   return parts.join(" · ");
 }
@@ -70,6 +71,7 @@ export class ChatRenderer {
   private thinkingOpen = false;
   private streaming = false;
   private readonly tools: ToolActivity;
+  private readonly retries = new RetryNotes();
 
   constructor(private readonly options: ChatRenderOptions) {
     this.spinner = options.interactive ? new Spinner(options.out, undefined, this.columns) : undefined;
@@ -126,11 +128,7 @@ export class ChatRenderer {
         break;
       case "api_retry":
         await this.suspend();
-        this.line(
-          style.dim(
-            `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${safeForTerminal(event.error.message)}`,
-          ),
-        );
+        this.line(style.dim(this.retries.line(event)));
         this.spinner?.start();
         break;
       case "compact_boundary": {

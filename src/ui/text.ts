@@ -1,5 +1,6 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
+import { costText, RetryNotes } from "./progress-notes.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
 import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
@@ -14,16 +15,22 @@ export function formatTokens(tokens: number): string {
 
 /**
  * `-o text`: the answer on stdout (streamed live when stdout is a terminal, otherwise printed once at
- * the end, and only on success); progress on stderr only when it is a TTY and not --quiet: tool lines,
- * a status line under running tools (elapsed time, latest output line), retries and compactions.
+ * the end, and only on success); progress on stderr when it is a TTY (or with --verbose) and not
+ * --quiet: tool lines, a status line under running tools (elapsed time, latest output line) on a
+ * terminal only, retries and compactions; --verbose adds each tool's result.
  */
 export function textRenderer(options: RenderOptions): Renderer {
   const style = createStyle(options.color);
-  const progress = options.stderrIsTTY && !options.quiet;
+  // -v asks for the tool lines and results wherever stderr goes (a log file, a CI job).
+  const progress = !options.quiet && (options.stderrIsTTY || options.verbose === true);
   // With -v, SDK log lines are written to stderr at any moment; a spinner would garble them.
   const columns = options.columns ?? (() => process.stderr.columns);
-  const spinner = progress && !options.verbose ? new Spinner(options.stderr, undefined, columns) : undefined;
+  const spinner =
+    options.stderrIsTTY && !options.quiet && !options.verbose
+      ? new Spinner(options.stderr, undefined, columns)
+      : undefined;
   const tools = new ToolActivity(style);
+  const retries = new RetryNotes();
   let endsWithNewline = true;
   let wroteText = false;
   let thinkingOpen = false;
@@ -53,6 +60,8 @@ export function textRenderer(options: RenderOptions): Renderer {
   const note = (line: string) => {
     spinner?.stop();
     closeThinking();
+    // The answer so far and this line share the terminal: `Let me look.` ends its line first.
+    if (options.stdoutIsTTY && wroteText && !endsWithNewline) writeAnswer("\n");
     options.stderr.write(`${line}\n`);
   };
 
@@ -95,7 +104,7 @@ export function textRenderer(options: RenderOptions): Renderer {
         spinner?.refresh();
         break;
       case "tool_end": {
-        const line = tools.end(event, progress ? columns() : undefined);
+        const line = tools.end(event, options.stderrIsTTY ? columns() : undefined);
         if (!progress) break;
         note(line);
         if (options.verbose) note(style.dim(safeForTerminal(event.content)));
@@ -105,11 +114,7 @@ export function textRenderer(options: RenderOptions): Renderer {
       }
       case "api_retry":
         if (progress) {
-          note(
-            style.dim(
-              `retrying in ${(event.delay_ms / 1000).toFixed(1)}s (${event.attempt}/${event.max_retries}): ${safeForTerminal(event.error.message)}`,
-            ),
-          );
+          note(style.dim(retries.line(event)));
           spinner?.start();
         }
         break;
@@ -162,7 +167,7 @@ export function summaryLine(result: RunResult, contextUsed: number, contextWindo
     `${result.num_turns} turn${result.num_turns === 1 ? "" : "s"}`,
     `in ${u.input_tokens} (+${u.cache_read_input_tokens} cached)`,
     `out ${u.output_tokens}`,
-    result.total_cost_usd === null ? "cost unknown" : `$${result.total_cost_usd.toFixed(4)}`,
+    costText(result.total_cost_usd),
   ];
   if (contextWindow) parts.push(`${Math.round((contextUsed / contextWindow) * 100)}% ctx`);
   parts.push(`${(result.duration_ms / 1000).toFixed(1)}s`);

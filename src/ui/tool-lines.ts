@@ -29,10 +29,12 @@ function formatLimit(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }
 
-/** `0.8s`, `exit 1 · 0.3s`, `killed · 0.3s`, `timed out after 120 s`, or an error's first line. */
+/** `0.8s`, `exit 1 · 0.3s`, `killed · 0.3s`, `timed out after 120 s`, `denied`, or an error's first line. */
 function outcomeDetail(event: ToolEnd): string {
   const seconds = `${(event.duration_ms / 1000).toFixed(1)}s`;
   if (!event.is_error) return seconds;
+  // What the model is told (why, and what to do instead) is for the model; the user made the call.
+  if (event.display?.denied) return "denied";
   const stopped = event.display?.stopped;
   if (stopped?.reason === "timeout") return `timed out after ${formatLimit(stopped.after_ms)}`;
   const exitCode = event.display?.exitCode;

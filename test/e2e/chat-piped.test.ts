@@ -9,7 +9,7 @@ import { textOf, transcript, useOpenAIServer, type WireMessage } from "../suppor
 
 const KEY = "sk-test-chat-piped-0000000000000000042";
 const MODEL = "openai/gpt-4o-mini";
-const STATUS = /^openai\/gpt-4o-mini · (\d+% ctx · )?\$ unknown · \d+\.\ds$/;
+const STATUS = /^openai\/gpt-4o-mini · (\d+% ctx · )?cost unknown · \d+\.\ds$/;
 const { server, env } = useOpenAIServer(KEY);
 
 type Message = WireMessage;

@@ -97,7 +97,7 @@ describe.skipIf(!HAS_TMUX)("/cost and the price in a chat", () => {
     using box = new Sandbox();
     const term = await chat(box, ["chat"]);
     const before = await ask(term, "one", 1);
-    expect(before[0]).toMatch(/ · \$ unknown · /);
+    expect(before[0]).toMatch(/ · cost unknown · /);
     // Another ion fetches the list meanwhile, as `ion models` or a /model picker would.
     await warmCatalog(server, box, env);
     const after = await ask(term, "two", 2);

@@ -78,7 +78,8 @@ describe("untrusted text with colour on", () => {
     });
     for (const event of EVENTS) renderer.onEvent(event);
     renderer.close();
-    expect(stdout.text()).toBe("Answer here done.");
+    // The tool line on the shared terminal starts on a line of its own.
+    expect(stdout.text()).toBe("Answer here done.\n");
     expect(foreignSequences(stderr.text())).toEqual([]);
     expect(Bun.stripANSI(stderr.text())).toContain("Hmm ok.\n");
     expect(stderr.text()).toContain(`${CYAN_DOT} bash  `);
