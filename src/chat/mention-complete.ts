@@ -29,13 +29,22 @@ function commonPrefix(values: readonly string[]): string {
   return prefix;
 }
 
+/** A path's beginning as a mention still being typed: a quote the user opened stays open. */
+function openMention(start: string, quote: '"' | "'" | undefined): string {
+  return quote && !start.includes(quote) ? `@${quote}${start}` : mentionText(start);
+}
+
 export class MentionCompleter {
   private files: { at: number; list: Promise<string[]> } | undefined;
   /** The fuzzy matches last offered, so Tab on an offered one moves to the next. */
   private cycle: { offered: string; matches: string[] } | undefined;
   private fuse: { list: string[]; fuse: Fuse<string> } | undefined;
 
-  constructor(private readonly scope: () => WorkspaceScope) {}
+  constructor(
+    private readonly scope: () => WorkspaceScope,
+    /** How far one walk goes (tests make it small). */
+    private readonly limits = { maxEntries: MAX_ENTRIES, budgetMs: WALK_BUDGET_MS },
+  ) {}
 
   /** readline's completer for `line`, the text before the cursor: `[candidates, the text they replace]`. */
   async complete(line: string): Promise<Completion> {
@@ -50,14 +59,7 @@ export class MentionCompleter {
       // More than fit in a list: the part they all share still completes (its quote left open).
       const shared = commonPrefix(prefixed);
       if (prefixed.length > LIST_MAX && shared.length > mention.path.length)
-        return [
-          [
-            mention.quote && !shared.includes(mention.quote)
-              ? `@${mention.quote}${shared}`
-              : mentionText(shared),
-          ],
-          typed,
-        ];
+        return [[openMention(shared, mention.quote)], typed];
       return [prefixed.slice(0, LIST_MAX).map((f) => mentionText(f, mention.quote)), typed];
     }
     const matches = this.fuzzy(files, mention.path).map((f) => mentionText(f, mention.quote));
@@ -96,10 +98,14 @@ export class MentionCompleter {
 
   private async walk(): Promise<string[]> {
     const scope = this.scope();
-    const signal = AbortSignal.timeout(WALK_BUDGET_MS);
+    const signal = AbortSignal.timeout(this.limits.budgetMs);
     const files: string[] = [];
     try {
-      const walk = walkFiles(resolveInWorkspace(".", scope), { scope, signal, maxEntries: MAX_ENTRIES });
+      const walk = walkFiles(resolveInWorkspace(".", scope), {
+        scope,
+        signal,
+        maxEntries: this.limits.maxEntries,
+      });
       for await (const file of walk) files.push(file.rel);
     } catch (err) {
       if (!signal.aborted) throw err;
