@@ -230,7 +230,8 @@ async function turns(ion: string, env: Record<string, string>, cwd: string) {
       const enter = performance.now();
       pty.write("\r");
       const first = await pty.waitFor((s) => s.slice(from).includes(marker));
-      await pty.waitFor((s) => /\$ unknown · \d+\.\ds\r?\n(\r|\s)*> $/.test(s.slice(from)));
+      // The status line's end: "cost unknown" (older builds said "$ unknown"), the time, a fresh prompt.
+      await pty.waitFor((s) => /(?:cost|\$) unknown · \d+\.\ds\r?\n(\r|\s)*> $/.test(s.slice(from)));
       if (turn > LATENCY_FROM) latencies.push({ total: first - enter, server: served - arrived });
       if (turn === 1) rssFirst = rss(pid);
       if (turn % 50 === 0) trend.push(rss(pid));
