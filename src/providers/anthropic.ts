@@ -31,8 +31,15 @@ import {
   record,
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
-import { isJsonResponse, messageAsEvents, webPageInstead } from "./json-answer.ts";
-import type { ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
+import { ClassifiedError, isJsonResponse, jsonBody, messageAsEvents, webPageInstead } from "./json-answer.ts";
+import type {
+  ProviderError,
+  ResolvedProvider,
+  StopReason,
+  StreamEvent,
+  StreamRequest,
+  Usage,
+} from "./types.ts";
 import { emptyUsage } from "./types.ts";
 
 export { THINKING_BUDGET } from "./anthropic-thinking.ts";
@@ -103,6 +110,7 @@ function sdkLogging(request: StreamRequest) {
 function classify(request: StreamRequest, error: unknown, started: boolean): ProviderError {
   const { provider, model } = request;
   if (request.signal.aborted || error instanceof APIUserAbortError) return abortedError(provider);
+  if (error instanceof ClassifiedError) return error.error;
   if (error instanceof APIConnectionError) return networkError(provider, error.cause ?? error);
   if (error instanceof APIError) {
     const status = error.status ?? (error.type ? STATUS_OF_TYPE[error.type] : undefined);
@@ -234,8 +242,11 @@ class Turn {
  * A plain JSON body where a stream was asked for: a complete `message` (some proxies do this), or an
  * error object sent with a 2xx status.
  */
-async function* jsonAnswer(response: Response): AsyncGenerator<RawMessageStreamEvent> {
-  const body: unknown = await response.json();
+async function* jsonAnswer(
+  response: Response,
+  provider: ResolvedProvider,
+): AsyncGenerator<RawMessageStreamEvent> {
+  const body = await jsonBody(response, provider);
   const events = messageAsEvents(body);
   if (events) {
     yield* events;
@@ -273,7 +284,7 @@ async function open(client: Anthropic, request: StreamRequest, form: ThinkingFor
       await response.body?.cancel().catch(() => undefined); // the page itself is of no use
       return { error: page };
     }
-    return { stream: isJsonResponse(response) ? jsonAnswer(response) : data };
+    return { stream: isJsonResponse(response) ? jsonAnswer(response, provider) : data };
   } catch (error) {
     const asked =
       error instanceof APIError && error.status === 400 ? formAskedFor(serverMessage(error)) : undefined;

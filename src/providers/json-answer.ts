@@ -10,18 +10,46 @@ import { maskUrl } from "../util/secrets.ts";
 import { record } from "./errors.ts";
 import type { ProviderError, ResolvedProvider } from "./types.ts";
 
+function contentType(response: Response): string {
+  return response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** The base URL points at a site, not at the API: said the same way however the page was labelled. */
+function webPage(response: Response, provider: ResolvedProvider): ProviderError {
+  const type = contentType(response);
+  return {
+    kind: "bad_request",
+    status: response.status,
+    message: `${provider.id} answered with a web page${type ? ` (${type})` : ""}, not an event stream: check the base URL: ${maskUrl(provider.baseURL)}`,
+  };
+}
+
 /**
  * A web page where a stream was asked for: the base URL points at a site, not at the API. Said as such
  * instead of "the stream ended before the model finished" (only HTML: some servers mislabel real SSE).
  */
 export function webPageInstead(response: Response, provider: ResolvedProvider): ProviderError | undefined {
-  const type = response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
-  if (type !== "text/html") return undefined;
-  return {
-    kind: "bad_request",
-    status: response.status,
-    message: `${provider.id} answered with a web page (text/html), not an event stream: check the base URL: ${maskUrl(provider.baseURL)}`,
-  };
+  return contentType(response) === "text/html" ? webPage(response, provider) : undefined;
+}
+
+/** A failure already classified, thrown from inside a stream; each wire's classifier passes it on. */
+export class ClassifiedError extends Error {
+  constructor(readonly error: ProviderError) {
+    super(error.message);
+  }
+}
+
+/** `<!doctype html`, `<html`, `<head`, `<body`: the start of an HTML document. */
+const HTML_START = /^\s*<(!doctype\s+html|html|head|body)[\s>]/i;
+
+/**
+ * The body of a response labelled JSON where a stream was asked for. A site's catch-all route or a
+ * misconfigured proxy can label its web page JSON: that is a wrong base URL, not a JSON parse error.
+ */
+export async function jsonBody(response: Response, provider: ResolvedProvider): Promise<unknown> {
+  const text = await response.text();
+  if (HTML_START.test(text)) throw new ClassifiedError(webPage(response, provider));
+  return JSON.parse(text);
 }
 
 /** Whether a response's content type says JSON rather than an event stream. */

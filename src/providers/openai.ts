@@ -16,11 +16,18 @@ import {
   record,
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
-import { completionAsChunk, isJsonResponse, webPageInstead } from "./json-answer.ts";
+import {
+  ClassifiedError,
+  completionAsChunk,
+  isJsonResponse,
+  jsonBody,
+  webPageInstead,
+} from "./json-answer.ts";
 import { buildParams } from "./openai-request.ts";
 import {
   emptyUsage,
   type ProviderError,
+  type ResolvedProvider,
   type StopReason,
   type StreamEvent,
   type StreamRequest,
@@ -262,6 +269,7 @@ function* finishEvents(state: StreamState): Generator<StreamEvent> {
 function classify(request: StreamRequest, err: unknown, started: boolean): ProviderError {
   const { provider, model } = request;
   if (request.signal.aborted || err instanceof APIUserAbortError) return abortedError(provider);
+  if (err instanceof ClassifiedError) return err.error;
   if (err instanceof APIConnectionError) return networkError(provider, err);
   if (err instanceof APIError) {
     // `err.error` is the body's `error` member; rewrap it so every body shape classifies the same.
@@ -282,8 +290,11 @@ function errorEvent(error: ProviderError, state: StreamState): StreamEvent {
  * A plain JSON body where a stream was asked for: a complete answer (some proxies and mocks do this),
  * or an error object sent with a 2xx status.
  */
-async function* jsonAnswer(response: Response): AsyncGenerator<ChatCompletionChunk> {
-  const body: unknown = await response.json();
+async function* jsonAnswer(
+  response: Response,
+  provider: ResolvedProvider,
+): AsyncGenerator<ChatCompletionChunk> {
+  const body = await jsonBody(response, provider);
   const chunk = completionAsChunk(body);
   if (chunk) {
     yield chunk;
@@ -312,7 +323,7 @@ export async function* streamOpenAI(request: StreamRequest): AsyncGenerator<Stre
       yield errorEvent(page, state);
       return;
     }
-    stream = isJsonResponse(response) ? jsonAnswer(response) : data;
+    stream = isJsonResponse(response) ? jsonAnswer(response, request.provider) : data;
   } catch (err) {
     yield errorEvent(classify(request, err, false), state);
     return;
