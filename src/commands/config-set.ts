@@ -16,10 +16,10 @@ import {
   suggestPath,
   unsetConfigValue,
 } from "../config/edit.ts";
-import { type LoadedConfig, writeKey } from "../config/load.ts";
+import { type LoadedConfig, loadConfig, writeKey } from "../config/load.ts";
 import { configDir, configFiles, type Env } from "../config/paths.ts";
 import { projectKeyRule } from "../config/project-rules.ts";
-import { knownProviderIds, selectedProviderId } from "../config/resolve.ts";
+import { knownProviderIds, resolveModel, selectedProviderId } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { builtinProvider } from "../providers/registry.ts";
 import { maskConfigSecrets, maskKey } from "../util/secrets.ts";
@@ -75,6 +75,8 @@ export async function setConfig(rawArgs: string[]): Promise<void> {
       { hint: `drop --project to set it in ${files.user}` },
     );
   const file = args.project === true ? files.project : files.user;
+  if (path.length === 1 && (name === "model" || name === "provider"))
+    await checkModelSetting(name, args.value, args.project === true ? "project" : "user", env);
   let result: EditResult;
   try {
     result = await setConfigValue(file, path, value);
@@ -91,6 +93,43 @@ export async function setConfig(rawArgs: string[]): Promise<void> {
   warnUnknown(result, file);
   process.stdout.write(`${name} = ${JSON.stringify(shownValue(path, value))}  (${file})\n`);
   if (file === files.user) await noteOverride(name, path, env, files.project);
+}
+
+/**
+ * `model` and `provider` are checked as a run would read them, with the other layers in effect: a
+ * value no run could use (`gpt-4o` with no provider, `nosuch/x`) is refused and the file left as it was.
+ */
+async function checkModelSetting(
+  name: "model" | "provider",
+  value: string,
+  layer: "user" | "project",
+  env: Env,
+): Promise<void> {
+  const loaded = await loadConfig({ cwd: process.cwd(), env });
+  const known = knownProviderIds(loaded.config);
+  if (name === "provider") {
+    if (known.includes(value)) return;
+    const guess = new Fuse(known, { threshold: 0.4 }).search(value)[0]?.item;
+    throw new IonError("config", `cannot set provider: unknown provider "${value}"`, {
+      hint: `${guess ? `did you mean ${guess}? ` : ""}known: ${known.join(", ")}; define others under "providers" with an "api_base"`,
+    });
+  }
+  if (value.trim() === "")
+    throw new IonError("config", "cannot set model to nothing", {
+      hint: "`ion config unset model` removes it",
+    });
+  const config = { ...loaded.config, model: value };
+  try {
+    resolveModel(config, undefined, { ...loaded.sources, model: layer });
+  } catch (err) {
+    if (!(err instanceof IonError)) throw err;
+    const bare = !value.includes("/");
+    throw new IonError("config", `cannot set model: ${err.message}`, {
+      hint: bare
+        ? `write it as provider/model, e.g. \`ion config set model <provider>/${value}\`, or set \`provider\` first; \`ion models\` lists them`
+        : err.hint,
+    });
+  }
 }
 
 /** A value just set, as echoed: header secrets and URL credentials masked as `config show` masks them. */
