@@ -4,6 +4,7 @@ import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import { counted } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
 import { type SlashCommand, SlashRegistry } from "./registry.ts";
@@ -239,7 +240,7 @@ const resume: Command = {
     const opened = await context.session.resume(id);
     context.print(
       context.style.dim(
-        `resumed ${opened.id.slice(0, 13)} · ${safeForTerminal(opened.header.title)} · ${opened.messageCount} messages · ${context.session.provider.id}/${context.session.model}`,
+        `resumed ${opened.id.slice(0, 13)} · ${safeForTerminal(opened.header.title)} · ${counted(opened.messageCount, "message")} · ${context.session.provider.id}/${context.session.model}`,
       ),
     );
     if (context.interactive) {

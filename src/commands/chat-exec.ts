@@ -6,6 +6,7 @@ import { IonError } from "../errors.ts";
 import { THINKING_LEVELS } from "../providers/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
+import { counted } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import { checkFlags, parseChoice } from "./_shared.ts";
 import { chatArgs } from "./chat.ts";
@@ -163,7 +164,7 @@ function greet(session: AgentSession, notice: (line: string) => void): void {
   const resumed = session.resumed;
   if (resumed)
     notice(
-      `resumed ${resumed.id.slice(0, 13)} "${resumed.header.title}" (${resumed.messageCount} messages) · ${model} · /clear or \`ion chat --new\` starts fresh`,
+      `resumed ${resumed.id.slice(0, 13)} "${resumed.header.title}" (${counted(resumed.messageCount, "message")}) · ${model} · /clear or \`ion chat --new\` starts fresh`,
     );
   else notice(`new session · ${model} · /help for commands`);
 }

@@ -4,6 +4,7 @@ import { homeDirIfKnown } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { costText, knownCost } from "../history/cost.ts";
 import type { SessionSummary } from "../history/store.ts";
+import { type Column, renderTable, truncate } from "../ui/table.ts";
 import { compactNumber } from "../util/numbers.ts";
 import { parseStrict } from "./_shared.ts";
 import { listArgs } from "./sessions.ts";
@@ -149,23 +150,26 @@ function clip(text: string, width: number, side: "start" | "end" = "end"): strin
   return side === "end" ? `${line.slice(0, width - 1)}…` : `…${line.slice(line.length - width + 1)}`;
 }
 
+/** Aligned by display width (ui/table.ts): a CJK title takes two columns a character. */
 function table(sessions: SessionSummary[], ids: Map<string, string>, withCwd: boolean, now: number): string {
-  const header = ["ID", "UPDATED", ...(withCwd ? ["CWD"] : []), "TITLE", "MESSAGES", "TOKENS", "COST"];
+  const right = { align: "right" } as const;
+  const columns: Column[] = [
+    { header: "ID" },
+    { header: "UPDATED" },
+    ...(withCwd ? [{ header: "CWD" }] : []),
+    { header: "TITLE" },
+    { header: "MESSAGES", ...right },
+    { header: "TOKENS", ...right },
+    { header: "COST", ...right },
+  ];
   const rows = sessions.map((s) => [
     ids.get(s.id) ?? s.id,
     relativeTime(s.updated_at, now),
     ...(withCwd ? [displayPath(s.cwd)] : []),
-    clip(s.title, 48) || "(untitled)",
+    truncate(s.title.replace(/\s+/g, " ").trim(), 48) || "(untitled)",
     String(s.messages),
     compactNumber(s.tokens.input + s.tokens.output),
     costText(s.cost),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const numeric = header.length - 3; // MESSAGES, TOKENS and COST are right-aligned
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (i >= numeric ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return `${[header, ...rows].map(line).join("\n")}\n`;
+  return renderTable(columns, rows);
 }

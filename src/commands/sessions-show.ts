@@ -16,7 +16,7 @@ import { errnoOf, systemMessage } from "../history/io.ts";
 import type { MessageEntry } from "../history/schema.ts";
 import { imageLabel } from "../providers/image.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
-import { count } from "../util/numbers.ts";
+import { count, counted } from "../util/numbers.ts";
 import { removeTemp } from "../util/remove-temp.ts";
 import { safeForTerminal, safeForTerminalDeep } from "../util/terminal-text.ts";
 import { parseStrict } from "./_shared.ts";
@@ -110,7 +110,9 @@ const RESULT_LINES = 12;
 const RESULT_CHARS = 1200;
 
 /**
- * The readable transcript: every entry in file order, compacted-away messages marked as such. What
+ * The readable transcript: every entry in file order, compacted-away messages marked as such. Each
+ * rule names its entry's number (`user #0`, `run end #2`), the numbers `sessions search` and a
+ * compaction's range refer to, so none seems skipped. What
  * the session holds was written by a model and tools: it is made safe for the terminal before styling.
  */
 export function renderTranscript(raw: Transcript, style: Style): string {
@@ -126,7 +128,7 @@ export function renderTranscript(raw: Transcript, style: Style): string {
     style.dim(`created ${header.created_at} · updated ${totals.updated_at}`),
     style.dim(`cwd ${header.cwd} · model ${header.provider}/${header.model}`),
     style.dim(
-      `${totals.messages} messages · ${count(totals.input_tokens)} in / ${count(totals.output_tokens)} out tokens`,
+      `${counted(totals.messages, "message")} · ${count(totals.input_tokens)} in / ${count(totals.output_tokens)} out tokens`,
     ),
   ];
   for (const entry of entries) {
@@ -141,14 +143,14 @@ export function renderTranscript(raw: Transcript, style: Style): string {
         break;
       }
       case "compaction":
-        out.push(rule(compactionLine(entry)));
+        out.push(rule(compactionLine(entry, entry.n)));
         out.push(...indent(entry.summary).map(style.dim));
         break;
       case "model_change":
-        out.push(rule(`model changed to ${entry.provider}/${entry.model}`));
+        out.push(rule(`model change #${entry.n}: ${entry.provider}/${entry.model}`));
         break;
       case "run_end":
-        out.push(rule(runEndLine(entry)));
+        out.push(rule(runEndLine(entry, entry.n)));
         break;
     }
   }

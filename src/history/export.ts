@@ -65,15 +65,16 @@ export function firstKept(entries: readonly SessionEntry[]): number {
   return kept;
 }
 
-export function compactionLine(c: CompactionEntry): string {
+/** `n`: the entry's number, for a transcript that numbers every entry (`sessions show`). */
+export function compactionLine(c: CompactionEntry, n?: number): string {
   const how = c.method === "summary" ? "summary" : "oldest messages dropped";
   const range = c.first_kept > 0 ? ` of #0–#${c.first_kept - 1}` : "";
-  return `compacted here (${c.trigger}): ${how}${range}, ${count(c.tokens_before)} → ${count(c.tokens_after)} tokens`;
+  return `compacted here${n === undefined ? "" : ` #${n}`} (${c.trigger}): ${how}${range}, ${count(c.tokens_before)} → ${count(c.tokens_after)} tokens`;
 }
 
-export function runEndLine(r: RunEndEntry): string {
+export function runEndLine(r: RunEndEntry, n?: number): string {
   const parts = [
-    `run end: ${r.subtype}`,
+    `run end${n === undefined ? "" : ` #${n}`}: ${r.subtype}`,
     `${r.num_turns} ${r.num_turns === 1 ? "turn" : "turns"}`,
     `${count(r.usage.input_tokens)} in / ${count(r.usage.output_tokens)} out tokens`,
   ];

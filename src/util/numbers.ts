@@ -9,3 +9,8 @@ export function compactNumber(n: number): string {
 export function count(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+/** 1 → "1 message", 3 → "3 messages": a count with its noun (a plain `s` plural). */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

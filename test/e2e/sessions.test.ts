@@ -261,11 +261,11 @@ describe("ion sessions show", () => {
     expect(out).toContain("… 28 more lines");
     expect(out).not.toContain("line 39");
     expect(out).toContain(
-      "── compacted here (auto): summary of #0–#1, 12,000 → 3,000 tokens ──\n    The user asked why parse fails; the parser was read.",
+      "── compacted here #3 (auto): summary of #0–#1, 12,000 → 3,000 tokens ──\n    The user asked why parse fails; the parser was read.",
     );
-    expect(out).toContain("── model changed to anthropic/claude-sonnet-4-5 ──");
+    expect(out).toContain("── model change #4: anthropic/claude-sonnet-4-5 ──");
     expect(out).toContain("The quote is unbalanced.");
-    expect(out).toContain("── run end: success · 2 turns · 1,500 in / 250 out tokens · $0.0042 ──");
+    expect(out).toContain("── run end #6: success · 2 turns · 1,500 in / 250 out tokens · $0.0042 ──");
     // Entries in file order.
     expect(out.indexOf("why does parse fail?")).toBeLessThan(out.indexOf("compacted here"));
     expect(out.indexOf("compacted here")).toBeLessThan(out.indexOf("The quote is unbalanced."));
