@@ -1,35 +1,17 @@
-import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { clearScreenDown, createInterface, cursorTo, type Interface, moveCursor } from "node:readline";
+import { appendHistory, loadHistory, recordInHistory } from "./input-history.ts";
+import { DoubleEsc, type Key, TypeAhead } from "./input-keys.ts";
+import { Pastes } from "./input-paste.ts";
+import { type ReadlineInternals, readlineInternals, setLine, settleWrap } from "./input-readline.ts";
 
 /**
  * The chat's line input on a terminal: node:readline for editing, history and completion, plus what
  * a chat needs on top of it — multi-line input (bracketed paste, a trailing `\`), keys of its own
- * (Ctrl+T, Shift+Tab), and one Ctrl+C that means "cancel the turn", "clear the line" or, pressed twice
- * on an empty line, "leave". While a turn runs every other key is swallowed, so nothing the user types
- * lands in the streamed answer; an approval question lets keys through again.
+ * (Ctrl+T, Shift+Tab), and one Ctrl+C that means "cancel the turn", "clear the line" (or the whole
+ * message being continued) or, pressed twice on an empty line, "leave". While a turn runs nothing typed
+ * is shown: text is kept for the next prompt (input-keys.ts), Esc twice cancels like Ctrl+C; an
+ * approval question lets keys through again.
  */
-
-/** A readline key as its keypress decoder reports it. */
-interface Key {
-  name?: string;
-  sequence?: string;
-  ctrl?: boolean;
-  meta?: boolean;
-  shift?: boolean;
-}
-
-/** What readline offers beyond its typings (stable across Node and Bun; checked when the input starts). */
-interface ReadlineInternals {
-  _ttyWrite(s: string | undefined, key: Key | undefined): void;
-  _insertString(text: string): void;
-  _refreshLine(): void;
-  line: string;
-  cursor: number;
-  history: string[];
-  /** The row of the line the cursor was left on by the last redraw; the next redraw moves up that far. */
-  prevRows?: number;
-}
 
 export type Completer = (line: string) => Promise<[string[], string]>;
 
@@ -47,21 +29,26 @@ export interface InputOptions {
   hint: (text: string) => void;
 }
 
-const HISTORY_SIZE = 1000;
 const CONTINUATION = "… ";
-const PASTE_MARK = /\[pasted text #(\d+) \+\d+ lines?\]/g;
 
 type State = "idle" | "busy" | "question" | "external";
+
+/** What a line read resolves to when Ctrl+C or Ctrl+D dropped the message being continued. */
+const DISCARDED = Symbol("discarded");
 
 export class ChatInput {
   private readonly rl: Interface;
   private readonly internals: ReadlineInternals;
   private state: State = "external";
   private pasting: string | undefined;
-  private readonly pastes: string[] = [];
+  private readonly pastes = new Pastes();
   private ctrlCArmed = false;
+  /** The prompt shows `… `: earlier lines of the message wait for this one. */
+  private continuing = false;
+  private readonly typeAhead = new TypeAhead();
+  private readonly doubleEsc = new DoubleEsc();
   private onCancel: (() => void) | undefined;
-  private pendingLine: ((line: string | undefined) => void) | undefined;
+  private pendingLine: ((line: string | typeof DISCARDED | undefined) => void) | undefined;
   private closed = false;
 
   constructor(private readonly options: InputOptions) {
@@ -70,8 +57,9 @@ export class ChatInput {
       input: options.input,
       output: options.output,
       terminal: true,
-      historySize: HISTORY_SIZE,
-      removeHistoryDuplicates: true,
+      // The chat keeps the history itself (input-history.ts): readline would add each line of a
+      // continued message apart, and the answers to approval questions.
+      historySize: 0,
       completer: (line: string, done: (err: Error | null, result: [string[], string]) => void) => {
         options.complete(line).then(
           (result) => done(null, result),
@@ -79,10 +67,9 @@ export class ChatInput {
         );
       },
     });
-    this.internals = this.rl as unknown as ReadlineInternals;
-    if (typeof this.internals._ttyWrite !== "function")
-      throw new Error("this runtime's readline cannot be extended for the chat");
+    this.internals = readlineInternals(this.rl);
     this.internals.history.push(...loadHistory(options.historyFile));
+    this.internals.historyIndex = -1;
     // readline redraws its prompt on every resize, even while an answer streams (it would erase the
     // line being written and put "> " there): the chat redraws only while a line is being edited.
     for (const listener of options.output.listeners("resize"))
@@ -104,28 +91,39 @@ export class ChatInput {
   /**
    * Reads one message: a line, or several joined by a trailing `\` or pasted at once. Resolves
    * undefined when the user leaves (Ctrl+D on an empty line, Ctrl+C twice, or the input closed).
+   * Ctrl+C or Ctrl+D on a continued message drops all of it, as a shell does, and reads anew.
    */
   async read(): Promise<string | undefined> {
     const parts: string[] = [];
     for (;;) {
-      const line = await this.readLine(parts.length === 0 ? this.options.prompt() : CONTINUATION);
-      if (line === undefined) return parts.length > 0 ? this.expand(parts.join("\n")) : undefined;
+      this.continuing = parts.length > 0;
+      const line = await this.readLine(this.continuing ? CONTINUATION : this.options.prompt());
+      if (line === DISCARDED) {
+        parts.length = 0;
+        continue;
+      }
+      if (line === undefined) return undefined;
       if (line.endsWith("\\") && !line.endsWith("\\\\")) {
         parts.push(line.slice(0, -1));
         continue;
       }
       parts.push(line);
+      const typed = parts.join("\n");
+      // One entry for the whole message, so ↑ brings it back as it was sent (pastes as their markers).
+      recordInHistory(this.internals.history, typed);
+      this.internals.historyIndex = -1;
       // The history file keeps what was sent: a paste's marker would mean nothing to a later chat.
-      const text = this.expand(parts.join("\n"));
+      const text = this.pastes.expand(typed);
       this.remember(text);
       return text;
     }
   }
 
-  /** A turn is running: Ctrl+C calls `cancel`; other keys are swallowed. */
+  /** A turn is running: Ctrl+C (or Esc twice) calls `cancel`; typed text waits for the next prompt. */
   busy(cancel: () => void): void {
     this.state = "busy";
     this.onCancel = cancel;
+    this.doubleEsc.reset();
   }
 
   /** A yes/no question during a turn (approvals). The answer never enters the input history. */
@@ -142,9 +140,7 @@ export class ChatInput {
           resolve(value);
         });
       });
-      const at = this.internals.history.indexOf(answer);
-      if (at === 0) this.internals.history.shift();
-      return answer;
+      return answer; // readline keeps no history of its own (historySize 0), so the answer is in none
     } finally {
       this.state = before === "question" ? "busy" : before;
     }
@@ -186,6 +182,7 @@ export class ChatInput {
   /** Redraws the prompt (after Ctrl+T / Shift+Tab changed what it shows). */
   refresh(): void {
     if (this.state !== "idle") return;
+    this.internals.prevRows = this.rl.getCursorPos().rows; // where the old prompt left the cursor
     this.rl.setPrompt(this.options.prompt());
     this.internals._refreshLine();
   }
@@ -207,7 +204,7 @@ export class ChatInput {
     this.internals._refreshLine();
   };
 
-  private readLine(prompt: string): Promise<string | undefined> {
+  private readLine(prompt: string): Promise<string | typeof DISCARDED | undefined> {
     if (this.closed) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       this.state = "idle";
@@ -220,7 +217,14 @@ export class ChatInput {
       };
       this.rl.setPrompt(prompt);
       this.rl.prompt();
+      if (!this.continuing) this.restoreTypeAhead();
     });
+  }
+
+  /** Text typed while the last answer streamed comes back on the new prompt; only Enter sends it. */
+  private restoreTypeAhead(): void {
+    const text = this.typeAhead.take();
+    if (text !== "") setLine(this.rl, text);
   }
 
   private key(s: string | undefined, key: Key, write: ReadlineInternals["_ttyWrite"]): void {
@@ -231,7 +235,9 @@ export class ChatInput {
     if (key.name === "paste-end") {
       const text = this.pasting ?? "";
       this.pasting = undefined;
-      if (this.state === "idle" || this.state === "question") this.insertPaste(text);
+      if (this.state === "idle" || this.state === "question")
+        this.internals._insertString(this.pastes.pasted(text));
+      else if (this.state === "busy") this.typeAhead.add(this.pastes.pasted(text));
       return;
     }
     if (this.pasting !== undefined) {
@@ -242,9 +248,25 @@ export class ChatInput {
       this.interrupt();
       return;
     }
-    if (this.state === "busy" || this.state === "external") return;
+    if (this.state === "busy") {
+      this.duringTurn(s, key);
+      return;
+    }
+    if (this.state === "external") return;
+    // readline redraws a line by moving up `prevRows` rows, a figure it updates only when it redraws;
+    // typing that wraps (keys arriving together, as a fast typist's or a paste's do) is written without
+    // a redraw, so stale rows were left. Take the row from where the cursor is in the line instead.
+    this.internals.prevRows = this.rl.getCursorPos().rows;
+    if (this.state === "question" && this.doubleEsc.press(key)) {
+      this.interrupt();
+      return;
+    }
     if (this.state === "idle") {
       this.ctrlCArmed = false;
+      if (key.ctrl && key.name === "d" && this.continuing && this.internals.line === "") {
+        this.discard();
+        return;
+      }
       if (key.ctrl && key.name === "t") {
         this.options.onKey("cycle-thinking");
         return;
@@ -255,6 +277,23 @@ export class ChatInput {
       }
     }
     write(s, key);
+    if (this.state === "idle" || this.state === "question") settleWrap(this.rl, this.options.output);
+  }
+
+  /** A key while a turn runs: Esc twice cancels it; text is kept for the next prompt; nothing is drawn. */
+  private duringTurn(s: string | undefined, key: Key): void {
+    if (this.doubleEsc.press(key)) this.onCancel?.();
+    else this.typeAhead.key(s, key);
+  }
+
+  /** Ctrl+C or Ctrl+D on a continued message: all of it is dropped, and a fresh prompt follows. */
+  private discard(): void {
+    this.internals.line = "";
+    this.internals.cursor = 0;
+    this.internals._refreshLine();
+    this.options.output.write("\n");
+    this.options.hint("(message discarded)");
+    this.pendingLine?.(DISCARDED);
   }
 
   private interrupt(): void {
@@ -271,6 +310,10 @@ export class ChatInput {
       case "external":
         return;
       case "idle": {
+        if (this.continuing) {
+          this.discard();
+          return;
+        }
         if (this.internals.line !== "") {
           this.internals.line = "";
           this.internals.cursor = 0;
@@ -290,54 +333,15 @@ export class ChatInput {
     }
   }
 
-  /** A one-line paste is typed in; a longer one becomes a marker that expands when the message is sent. */
-  private insertPaste(text: string): void {
-    const clean = text.replace(/\r\n?/g, "\n");
-    if (!clean.includes("\n")) {
-      this.internals._insertString(clean);
-      return;
-    }
-    this.pastes.push(clean);
-    const lines = clean.split("\n").length;
-    this.internals._insertString(`[pasted text #${this.pastes.length} +${lines} lines]`);
-  }
-
-  private expand(text: string): string {
-    return text.replace(PASTE_MARK, (mark, n: string) => this.pastes[Number(n) - 1] ?? mark);
-  }
-
   private remember(text: string): void {
     const file = this.options.historyFile;
     if (!file || text.trim() === "") return;
     try {
-      mkdirSync(dirname(file), { recursive: true });
-      appendFileSync(file, `${JSON.stringify(text)}\n`, { mode: 0o600 });
+      appendHistory(file, text);
     } catch (err) {
       // Losing input history is not worth interrupting the conversation; say so once.
       this.options.hint(`input history not saved: ${err instanceof Error ? err.message : String(err)}`);
       this.options.historyFile = undefined;
     }
   }
-}
-
-/** The newest entries first, as readline keeps them; unreadable lines are skipped. */
-export function loadHistory(file: string | undefined): string[] {
-  if (!file) return [];
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return []; // no history yet
-  }
-  const entries: string[] = [];
-  for (const line of text.split("\n")) {
-    if (!line) continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (typeof value === "string") entries.push(value.replaceAll("\n", " "));
-    } catch {
-      // a torn last line from a killed process: skip it
-    }
-  }
-  return entries.reverse().slice(0, HISTORY_SIZE);
 }

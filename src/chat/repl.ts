@@ -176,8 +176,8 @@ export class Chat {
 
   /**
    * BEL when a long turn ends on a terminal, so a user who looked away hears it (config
-   * `chat.notify_after_s`, default 30 s; 0 = never). Keys typed during a turn are swallowed, so no input
-   * is pending; a turn the user stopped with Ctrl+C needs no bell — they are there.
+   * `chat.notify_after_s`, default 30 s; 0 = never). Text typed meanwhile waits on the next prompt, so
+   * the bell does not disturb it; a turn the user stopped (Ctrl+C, Esc twice) needs no bell — they are there.
    */
   private bell(ms: number, result: RunResult | undefined): void {
     const after = this.session.configuration.chat?.notify_after_s ?? 30;

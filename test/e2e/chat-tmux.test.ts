@@ -540,7 +540,7 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
     expect(transcript(request!)).toEqual(["user: line one\nline two\n  indented three"]);
   });
 
-  test("a pasted message recalled with ↑ in a later chat sends its text, not the paste's marker", async () => {
+  test("a pasted message recalled with ↑ in a later chat sends its text, lines and all, not the paste's marker", async () => {
     using rig = new Rig();
     await rig.configure();
     let term = await rig.chat();
@@ -553,13 +553,13 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
 
     term = await rig.chat(["chat", "--new"]);
     await term.sendKeys("Up");
-    await term.waitFor((s) => s.endsWith("\n> multi line message"));
+    await term.waitFor((s) => s.endsWith("\n> multi\n| line\n| message"));
     rig.reply({ text: "Second time." });
     await term.sendKeys("Enter");
     await term.waitFor("Second time.");
     const requests = await rig.waitForRequests(2);
     expect(transcript(requests[0]!)).toEqual(["user: multi\nline\nmessage"]);
-    expect(transcript(requests[1]!)).toEqual(["user: multi line message"]);
+    expect(transcript(requests[1]!)).toEqual(["user: multi\nline\nmessage"]);
   });
 
   test("a trailing backslash continues the message on a second line", async () => {
