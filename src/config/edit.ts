@@ -3,6 +3,7 @@ import Fuse from "fuse.js";
 import { core } from "zod/mini";
 import { IonError } from "../errors.ts";
 import { ollamaBaseURL } from "../providers/registry.ts";
+import { withFileLock } from "../util/file-lock.ts";
 import { atomicWriteJson, readJson } from "./load.ts";
 import { ConfigSchema, formatPath, KeysSchema, validate } from "./schema.ts";
 
@@ -274,9 +275,18 @@ export async function readConfigObject(file: string): Promise<JsonObject> {
 /**
  * Applies `edit` to a copy of the file's object, validates the result with `ConfigSchema` and writes
  * it atomically. `edit` returns whether it changed anything. An invalid result throws and leaves the
- * file byte-for-byte as it was. `label` names the setting in error messages.
+ * file byte-for-byte as it was. `label` names the setting in error messages. The whole read-modify-write
+ * holds the file's lock, so parallel edits (`ion config set` × 8) all land.
  */
-export async function editConfig(
+export function editConfig(
+  file: string,
+  label: string,
+  edit: (draft: JsonObject) => boolean,
+): Promise<EditResult> {
+  return withFileLock(file, () => editUnlocked(file, label, edit));
+}
+
+async function editUnlocked(
   file: string,
   label: string,
   edit: (draft: JsonObject) => boolean,
@@ -329,9 +339,13 @@ export function unsetConfigValue(file: string, path: readonly string[]): Promise
   return editConfig(file, label(path), (draft) => unsetAt(draft, path));
 }
 
-/** Removes a provider's key from `<dir>/keys.json`; false when there was none. */
-export async function removeKey(dir: string, providerId: string): Promise<boolean> {
+/** Removes a provider's key from `<dir>/keys.json` (under its lock); false when there was none. */
+export function removeKey(dir: string, providerId: string): Promise<boolean> {
   const file = join(dir, "keys.json");
+  return withFileLock(file, () => removeKeyUnlocked(file, providerId));
+}
+
+async function removeKeyUnlocked(file: string, providerId: string): Promise<boolean> {
   const raw = await readJson(file);
   if (raw === undefined) return false;
   const current = validate(KeysSchema, raw);

@@ -274,9 +274,13 @@ export async function writeKey(dir: string, providerId: string, key: string): Pr
     throw new IonError("io", `cannot create the config directory ${dir} (${errorText(err)})`, { cause: err });
   });
   const file = join(dir, "keys.json");
-  const raw = await readJson(file);
-  const { KeysSchema, validate } = await loadSchemas();
-  const current = raw === undefined ? { ok: true as const, value: {} } : validate(KeysSchema, raw);
-  if (!current.ok) throw new IonError("config", `${file}: ${current.error}`);
-  await atomicWriteJson(file, { ...current.value, [providerId]: key }, 0o600);
+  // Under the file's lock: two parallel logins must both be kept.
+  const { withFileLock } = await import("../util/file-lock.ts");
+  await withFileLock(file, async () => {
+    const raw = await readJson(file);
+    const { KeysSchema, validate } = await loadSchemas();
+    const current = raw === undefined ? { ok: true as const, value: {} } : validate(KeysSchema, raw);
+    if (!current.ok) throw new IonError("config", `${file}: ${current.error}`);
+    await atomicWriteJson(file, { ...current.value, [providerId]: key }, 0o600);
+  });
 }
