@@ -18,7 +18,6 @@ import {
   cancelOnSignals,
   exitFor,
   permissionFlags,
-  readStdinBytes,
   requestedFormat,
   setupFailure,
   workspaceRoot,
@@ -149,13 +148,13 @@ export async function executeRun(
       const { userMessages } = await import("./run-stream-input.ts");
       turns = userMessages(process.stdin, (line) => stderr.write(`ion: ${line}\n`));
     } else {
-      const { buildUserContent } = await import("./run-input.ts");
+      const { buildUserContent, stdinReader } = await import("./run-input.ts");
       const content = await buildUserContent({
         prompt: args._.join(" "),
         files: repeated.file ?? [],
         cwd,
         stdinIsTTY,
-        readStdin: readStdinBytes,
+        readStdin: stdinReader(session, controller.signal, log),
       });
       turns = [content];
     }

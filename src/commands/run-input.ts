@@ -5,6 +5,8 @@ import { readImageFile } from "../providers/image-file.ts";
 import type { UserBlock } from "../providers/types.ts";
 import { isBinary } from "../tools/limits.ts";
 
+export { stdinReader } from "./run-stdin.ts";
+
 export interface PromptSources {
   /** The prompt words from the command line, joined; "-" means read it from stdin. */
   prompt: string;

@@ -5,6 +5,7 @@ import { fromClaudeMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
 import { emptyUsage } from "../providers/types.ts";
+import { onEndingSignals } from "../util/signals.ts";
 import { onStdoutClosed } from "../util/stdout.ts";
 
 /** What `ion run` needs besides the run itself: flag checks, the setup-failure result, the exit status. */
@@ -26,8 +27,10 @@ export function workspaceRoot(flag: string | undefined): string {
 /** Until a run has begun, failures still owe a json/stream-json consumer its one result object. */
 export function setupFailure(err: unknown, sessionId: string): RunResult {
   const message = err instanceof Error ? err.message : String(err);
+  // A signal during set-up (the stdin read) is an interrupted run like one during the turn.
+  const interrupted = err instanceof IonError && err.code === "interrupted";
   return buildResult({
-    subtype: "error_during_execution",
+    subtype: interrupted ? "error_interrupted" : "error_during_execution",
     result: "",
     session_id: sessionId,
     provider: "",
@@ -58,16 +61,17 @@ export function exitFor(result: RunResult): void {
   }
 }
 
-/** SIGINT/SIGTERM (or a closed stdout) cancel the run; the loop then ends with an interrupted result. */
+/**
+ * SIGINT/SIGTERM/SIGHUP (or a closed stdout) cancel the run, the stdin read included; the loop then
+ * ends with an interrupted result. Installed before stdin is read.
+ */
 export function cancelOnSignals(controller: AbortController): () => void {
   const cancel = () => controller.abort();
-  process.on("SIGINT", cancel);
-  process.on("SIGTERM", cancel);
+  const offSignals = onEndingSignals(cancel);
   // A reader that went away (`| head`) cancels the turn too: it is saved as interrupted, then ion exits 141.
   const off = onStdoutClosed(cancel);
   return () => {
-    process.off("SIGINT", cancel);
-    process.off("SIGTERM", cancel);
+    offSignals();
     off();
   };
 }
@@ -108,14 +112,4 @@ export function permissionFlags(args: { yes?: boolean; "permission-mode"?: strin
   if (args.yes === true && mapped.mode !== "auto")
     throw new IonError("usage", `-y cannot be combined with --permission-mode ${value}`);
   return mapped;
-}
-
-/** All of piped stdin; a stdin that cannot be read (a directory: `ion run < /`) is one clear line. */
-export async function readStdinBytes(): Promise<Uint8Array> {
-  try {
-    return await Bun.stdin.bytes();
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new IonError("io", `cannot read stdin: ${/director/i.test(why) ? "it is a directory" : why}`);
-  }
 }

@@ -24,12 +24,28 @@ describe("input larger than the window", () => {
     });
     expect(run.code).toBe(64);
     expect(server.requests.length).toBe(before);
+    // Only what could fit is read (window × 12 bytes), not all 10 MB.
     expect(run.stderr).toMatch(
-      /ion: the message is about 2\.\dM tokens \(10\.\d MB of text\); openai\/gpt-4o-mini takes 128k/,
+      /^ion: stdin holds more than 1\.5 MB of text, over 128k tokens; openai\/gpt-4o-mini takes 128k \(the rest was not read\)\n/,
     );
     expect(run.stderr).not.toContain("    at ");
     const result = ResultSchema.parse(JSON.parse(run.stdout));
     expect(result.errors[0]).toContain("takes 128k");
+  });
+
+  test("1 MB of piped stdin, read whole: refused with its estimated size", async () => {
+    using box = new Sandbox();
+    await box.writeConfig({ model: "openai/gpt-4o-mini", context_window: 128_000 });
+    const before = server.requests.length;
+    const run = await box.run(["run", "summarise this"], {
+      env,
+      stdin: "0123456789abcdef\n".repeat(2 ** 20 / 17),
+    });
+    expect(run.code).toBe(64);
+    expect(server.requests.length).toBe(before);
+    expect(run.stderr).toMatch(
+      /^ion: the message is about 26\d\.\dk tokens \(1\.0 MB of text\); openai\/gpt-4o-mini takes 128k/,
+    );
   });
 
   test("a -f file too large for the window is refused; one that fits is sent", async () => {

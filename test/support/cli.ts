@@ -86,8 +86,17 @@ export class Sandbox {
       stderr: "pipe",
     });
     if (options.stdin !== undefined && child.stdin) {
-      child.stdin.write(options.stdin);
-      child.stdin.end();
+      const stdin = child.stdin;
+      // ion reads no more stdin than the model's window could take: the rest may meet a closed pipe.
+      const unlessClosed = (err: unknown) => {
+        if ((err as { code?: unknown }).code !== "EPIPE") throw err;
+      };
+      Promise.resolve()
+        .then(async () => {
+          await stdin.write(options.stdin ?? "");
+          await stdin.end();
+        })
+        .catch(unlessClosed);
     }
     return child;
   }
