@@ -5,6 +5,7 @@ import type {
   ModelCapabilities,
   ProviderError,
   ResolvedProvider,
+  ResponseSchema,
   StopReason,
   StreamFn,
   TextBlock,
@@ -15,6 +16,7 @@ import type {
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { AgentTool, ApproveFn, ToolOutcome } from "../tools/types.ts";
+import { overBudget } from "./budget.ts";
 import { boundaryEvent, compactMessages } from "./compact.ts";
 import {
   type AgentEvent,
@@ -62,6 +64,10 @@ export interface AgentInput {
   /** The model's output limit in tokens, when known (for `modelUsage`). */
   maxOutputTokens?: number | undefined;
 }
+  /** `--max-budget-usd`: no further request once the run's cost (by `price`) has passed it. */
+  maxBudgetUsd?: number | undefined;
+  /** `--json-schema`: sent with every request of the loop (not with compaction summaries). */
+  responseSchema?: ResponseSchema | undefined;
 
 export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
@@ -130,6 +136,7 @@ async function* runStep(
       thinking: input.thinking,
       ...(input.modelInfo ? { modelInfo: input.modelInfo } : {}),
       signal: input.signal,
+      ...(input.responseSchema ? { responseSchema: input.responseSchema } : {}),
       ...(deps.log ? { log: deps.log } : {}),
     });
     for await (const event of stream) {
@@ -389,14 +396,29 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       const more = await deps.beforeStop?.(finalText);
       if (more === undefined || input.signal.aborted) break;
       const nudge: Message = { role: "user", content: [{ type: "text", text: more }] };
+    // Checked only when another request would follow: an answer already given stays a success.
+    const spentTooMuch = () => overBudget(input.price?.(usage) ?? null, input.maxBudgetUsd);
       messages.push(nudge);
       yield { type: "user_message", message: nudge };
       continue;
+      const over = spentTooMuch();
+      if (over) {
+        subtype = "error_max_budget_usd";
+        errors.push(over);
+        break;
+      }
     }
 
     const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials, step.parseErrors);
     const resultMessage: Message = { role: "user", content: results };
     messages.push(resultMessage);
+    const over = spentTooMuch();
+    if (over) {
+      // The calls are not run: their results could never be sent.
+      subtype = "error_max_budget_usd";
+      errors.push(over);
+      break;
+    }
     yield { type: "tool_results", message: resultMessage };
   }
 

@@ -18,8 +18,10 @@ import type {
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { Skill } from "../skills/types.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
+import { checkBudgetPriced } from "./budget.ts";
 import { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult } from "./events.ts";
+import { ModelFallback, resolveFallback } from "./fallback.ts";
 import { type AgentDeps, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
 import {
   createAuthorizer,
@@ -28,6 +30,7 @@ import {
   type PermissionMode,
   permissionMode,
 } from "./permissions.ts";
+import { allowedByRules, type ToolRules } from "./tool-rules.ts";
 import {
   checkChoice,
   chooseSession,
@@ -45,6 +48,7 @@ import {
   resolveTarget,
   saveError,
   sessionParts,
+import { type OutputSchema, SchemaCheck, schemaInstructions } from "./structured-output.ts";
 } from "./session-setup.ts";
 import { usageTotal } from "./tokens.ts";
 
@@ -88,8 +92,18 @@ export interface SessionOptions {
   mode?: PermissionMode | undefined;
   /** Claude Code's acceptEdits: in mode ask, file edits run without asking. */
   acceptEdits?: boolean;
+  /** `--allowedTools` / `--disallowedTools`: run without asking / not offered, for this session only. */
+  toolRules?: ToolRules | undefined;
+  /** `--add-dir`: directories the file tools may reach besides config's `workspace.allow`. */
+  addDirs?: string[] | undefined;
   /** `--append-system-prompt`: text after the preamble. */
   appendSystem?: string | undefined;
+  /** `--max-budget-usd`: refused when the model's prices are unknown. */
+  maxBudgetUsd?: number | undefined;
+  /** `--json-schema`: the final answer must be JSON valid against it. */
+  outputSchema?: OutputSchema | undefined;
+  /** `--fallback-model provider/model`: where a run goes on when the model is overloaded or unknown. */
+  fallbackModel?: string | undefined;
 }
 
 /** What a session has spent in this process, for `/cost` and the status line. */
@@ -131,6 +145,8 @@ export class AgentSession {
   readonly resumed: OpenedSession | undefined;
   /** Provider notices already said to the user. */
   private readonly noticesTold = new Set<string>();
+  /** `--fallback-model`, resolved when the session opened. */
+  private fallbackTarget: ModelTarget | undefined;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -192,7 +208,15 @@ export class AgentSession {
       const parts = await sessionParts(options, loaded.config);
       const session = new AgentSession(options, loaded, target, store, opened, parts);
       if (options.skill !== undefined) await session.activateSkill(options.skill);
+      const fallback =
+        options.fallbackModel === undefined
+          ? undefined
+          : await resolveFallback(loaded, options.fallbackModel, env, target);
+      if (options.maxBudgetUsd !== undefined)
+        for (const t of fallback ? [target, fallback] : [target])
+          checkBudgetPriced(t.facts.price, `${t.provider.id}/${t.model}`);
       return session;
+      session.fallbackTarget = fallback;
     } catch (err) {
       await opened?.writer.close();
       throw err;
@@ -245,7 +269,8 @@ export class AgentSession {
 
   tools(): AgentTool[] {
     if (this.options.noTools) return [];
-    return offeredTools(this.builtins, this.mode, this.config.tools?.disabled ?? []);
+    const denied = [...(this.options.toolRules?.deny ?? [])];
+    return offeredTools(this.builtins, this.mode, [...(this.config.tools?.disabled ?? []), ...denied]);
   }
 
   /**
@@ -343,27 +368,36 @@ export class AgentSession {
     let saveFailure: IonError | undefined;
     const events = runAgent(
       {
+    const { outputSchema } = this.options;
+    const schemaCheck = outputSchema ? new SchemaCheck(outputSchema) : undefined;
+    const fallback = this.fallbackTarget
+      ? new ModelFallback(this.target, this.fallbackTarget, streamProvider, this.options.notice)
+      : undefined;
         sessionId: this.id,
         cwd: this.options.cwd,
         provider: this.provider,
         model: this.model,
-        system: this.systemPrompt(),
+        system: outputSchema
+          ? `${this.systemPrompt()}\n\n${schemaInstructions(outputSchema)}`
+          : this.systemPrompt(),
         messages: this.conversation.messages(),
         contextWindow: this.contextWindow,
-        price: this.target.facts.price,
+        price: fallback?.price ?? this.target.facts.price,
         maxOutputTokens: this.target.facts.maxOutput,
         compactThreshold: this.config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
         thinking: this.thinking,
+        maxBudgetUsd: this.options.maxBudgetUsd,
+        responseSchema: outputSchema && { name: outputSchema.name, schema: outputSchema.schema },
         ...(this.target.facts.capabilities ? { modelInfo: this.target.facts.capabilities } : {}),
         tools: this.tools(),
         permissionMode: this.mode,
-        workspaceAllow: this.config.workspace?.allow ?? [],
+        workspaceAllow: [...(this.config.workspace?.allow ?? []), ...(this.options.addDirs ?? [])],
         maxTurns: this.options.maxTurns,
         signal: AbortSignal.any([signal, stop.signal]),
         skills: this.tools().some((t) => t.spec.name === "skill") ? this.availableSkills() : [],
         acceptEdits: this.options.acceptEdits === true && this.mode === "ask",
       },
-      this.deps(),
+      this.deps(fallback?.stream, schemaCheck?.beforeStop),
     );
     for await (const event of events) {
       if (!saveFailure) {
@@ -376,7 +410,9 @@ export class AgentSession {
         }
       }
       if (event.type === "result") {
-        const result = saveFailure ? failedResult(event.result, [saveFailure.message]) : event.result;
+        let result = saveFailure ? failedResult(event.result, [saveFailure.message]) : event.result;
+        if (fallback) result = fallback.finish(result);
+        if (schemaCheck) result = schemaCheck.finish(result);
         this.count(result);
         yield { type: "result", result };
         continue;
@@ -490,13 +526,20 @@ export class AgentSession {
     return this.conversation.close();
   }
 
-  private deps(): AgentDeps {
+  /** `stream` and `beforeStop` of this turn: the fallback's stream, the schema check. */
+  private deps(
+    stream: AgentDeps["stream"] = streamProvider,
+    beforeStop?: AgentDeps["beforeStop"],
+  ): AgentDeps {
     return {
-      stream: streamProvider,
+      stream,
+      ...(beforeStop ? { beforeStop } : {}),
       authorize: createAuthorizer(
         () => this.mode,
         this.options.approve,
-        (call) => this.options.acceptEdits === true && EDIT_TOOLS.includes(call.name),
+        (call) =>
+          (this.options.acceptEdits === true && EDIT_TOOLS.includes(call.name)) ||
+          (this.options.toolRules !== undefined && allowedByRules(this.options.toolRules, call)),
       ),
       ...(this.options.log ? { log: this.options.log } : {}),
     };

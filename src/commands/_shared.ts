@@ -17,6 +17,9 @@ function flagTable(args: ArgsDef): Map<string, FlagInfo> {
       boolean: def.type === "boolean",
     };
     table.set(name, info);
+    // citty parses a flag's camelCase spelling too; Claude Code spells some that way (--allowedTools).
+    const camel = name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (camel !== name) table.set(camel, info);
     const aliases = "alias" in def && def.alias !== undefined ? [def.alias].flat() : [];
     for (const alias of aliases) table.set(alias, info);
   }

@@ -41,7 +41,7 @@ export async function executeRun(
   let args: ReturnType<typeof parseArgs<typeof runArgs>>;
   let format: OutputFormat;
   try {
-    repeated = checkFlags("run", rawArgs, runArgs, ["file"]);
+    repeated = checkFlags("run", rawArgs, runArgs, ["file", "allowed-tools", "disallowed-tools", "add-dir"]);
     args = parsed ?? parseArgs(rawArgs, runArgs);
     format = parseChoice<OutputFormat>("--output-format", String(args["output-format"]), OUTPUT_FORMATS);
   } catch (err) {
@@ -102,6 +102,8 @@ export async function executeRun(
       ? parsePositiveInt("--max-turns", args["max-turns"])
       : DEFAULT_MAX_TURNS;
     const permissions = permissionFlags(args);
+    const { runToolFlags } = await import("./run-flags-ci.ts");
+    const toolFlags = runToolFlags(repeated, (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`));
     const { AgentSession } = await import("../agent/session.ts");
     const { createApprover } = await import("../ui/approval.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
@@ -111,12 +113,22 @@ export async function executeRun(
       env,
       model: args.model,
       thinking,
+    const budget = args["max-budget-usd"];
+    const maxBudgetUsd =
+      budget === undefined ? undefined : (await import("../agent/budget.ts")).parseBudget(budget);
+    const schemaFlag = args["json-schema"];
+    const outputSchema =
+      schemaFlag === undefined
+        ? undefined
+        : await (await import("../agent/structured-output.ts")).loadOutputSchema(schemaFlag, cwd);
       system: args.system,
       appendSystem: args["append-system-prompt"],
       skill: args.skill,
       yes: args.yes === true,
       mode: permissions.mode,
       acceptEdits: permissions.acceptEdits,
+      toolRules: toolFlags.toolRules,
+      addDirs: toolFlags.addDirs,
       noTools: args.tools === false,
       maxTurns,
       newId,
@@ -130,6 +142,9 @@ export async function executeRun(
           )
         : undefined,
       notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
+      maxBudgetUsd,
+      outputSchema,
+      fallbackModel: args["fallback-model"],
       log,
       // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
       ensureModel: () =>
@@ -191,6 +206,11 @@ export async function executeRun(
   if (!result) {
     if (streamInput) return; // no message on stdin: nothing to answer
     throw new IonError("internal", "the run ended without a result");
+  }
+  const lastMessageFile = args["output-last-message"];
+  if (lastMessageFile !== undefined) {
+    const { saveLastMessage } = await import("./run-flags-ci.ts");
+    await saveLastMessage(lastMessageFile, result, (line) => stderr.write(line));
   }
   exitFor(result);
 }

@@ -81,6 +81,27 @@ export const runArgs = {
     valueHint: "n",
     description: "Stop after this many model requests (default 50)",
   },
+  "output-last-message": {
+    type: "string",
+    valueHint: "file",
+    description: "Also write the final answer to this file (whatever -o is)",
+  },
+  // Claude Code's --allowedTools / --disallowedTools spellings are accepted too (see checkFlags).
+  "allowed-tools": {
+    type: "string",
+    valueHint: "tools",
+    description: 'Tools that run without asking, e.g. "Bash Edit", "Bash(git log:*)" (also --allowedTools)',
+  },
+  "disallowed-tools": {
+    type: "string",
+    valueHint: "tools",
+    description: 'Tools not offered to the model, e.g. "Bash,Write" (also --disallowedTools)',
+  },
+  "add-dir": {
+    type: "string",
+    valueHint: "dir",
+    description: "Let the file tools reach this directory too (repeatable)",
+  },
 } as const;
 
 export default defineCommand({

@@ -1,0 +1,92 @@
+import { statSync } from "node:fs";
+import { open, rename } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import type { RunResult } from "../agent/events.ts";
+import { parseToolRules, type ToolRules } from "../agent/tool-rules.ts";
+import { describeError, IonError } from "../errors.ts";
+import { errnoOf, systemMessage } from "../history/io.ts";
+import { removeTemp } from "../util/remove-temp.ts";
+
+/**
+ * The CI flags of `ion run` that change one run without touching config: `--allowedTools`,
+ * `--disallowedTools`, `--add-dir` (Claude Code's names) and `--output-last-message` (Codex's). Paths are
+ * taken from where ion was started, as a shell would, whatever `--cwd` says.
+ */
+
+export interface RunToolFlags {
+  toolRules: ToolRules | undefined;
+  addDirs: string[];
+}
+
+export function runToolFlags(
+  repeated: Record<string, string[]>,
+  notice: (line: string) => void,
+): RunToolFlags {
+  const allowed = repeated["allowed-tools"] ?? [];
+  const disallowed = repeated["disallowed-tools"] ?? [];
+  let toolRules: ToolRules | undefined;
+  if (allowed.length + disallowed.length > 0) {
+    toolRules = parseToolRules(allowed, disallowed);
+    // Claude Code's other tools (WebFetch, TodoWrite, mcp__…) have no ion counterpart: a ported script still runs.
+    for (const name of toolRules.unknown) notice(`ignoring tool ${name}: ion has no tool by that name`);
+  }
+  const addDirs = (repeated["add-dir"] ?? []).map((dir) => {
+    const absolute = resolve(dir);
+    if (!isDirectory(absolute)) throw new IonError("usage", `--add-dir ${dir}: no such directory`);
+    return absolute;
+  });
+  return { toolRules, addDirs };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
+    throw new IonError("usage", `--add-dir ${path}: ${systemMessage(err)}`, { cause: err });
+  }
+}
+
+/**
+ * `--output-last-message FILE`: the result's text, written atomically (a temp file in the same directory,
+ * then rename), failed runs included — their partial text, possibly empty — so the file never holds a
+ * previous run's answer. It is written after the run's own output is complete. A write that fails is
+ * the error of a run that succeeded (exit 1); a failed run keeps its own error and exit code, with the
+ * write's failure on a line before it.
+ */
+export async function saveLastMessage(
+  file: string,
+  result: RunResult,
+  say: (line: string) => void,
+): Promise<void> {
+  try {
+    await writeAtomically(resolve(file), result.result);
+  } catch (err) {
+    const failure = new IonError(
+      "io",
+      `--output-last-message: cannot write ${file} (${systemMessage(err)})`,
+      {
+        cause: err,
+      },
+    );
+    if (result.subtype === "success") throw failure;
+    say(`ion: ${describeError(failure)}\n`);
+  }
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  try {
+    const handle = await open(tmp, "wx");
+    try {
+      await handle.writeFile(text);
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await removeTemp(tmp);
+    throw err;
+  }
+}

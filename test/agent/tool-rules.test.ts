@@ -1,0 +1,32 @@
+import { expect, test } from "bun:test";
+import { allowedByRules, parseToolRules, splitToolList } from "../../src/agent/tool-rules.ts";
+
+test("lists split on commas and spaces, never inside a pattern", () => {
+  expect(splitToolList(["Bash(git log:*) Read,Edit", " Write "])).toEqual([
+    "Bash(git log:*)",
+    "Read",
+    "Edit",
+    "Write",
+  ]);
+});
+
+test("a prefix rule matches whole words of a simple command only", () => {
+  const rules = parseToolRules(["Bash(git log:*)", "Bash(npm test)"], []);
+  const bash = (command: string) => allowedByRules(rules, { name: "bash", input: { command } });
+  expect(bash("git log")).toBe(true);
+  expect(bash("git log --oneline -3")).toBe(true);
+  expect(bash("git logx")).toBe(false);
+  expect(bash("git log && rm -rf x")).toBe(false);
+  expect(bash("git log $(rm x)")).toBe(false);
+  expect(bash("git log > out")).toBe(false);
+  expect(bash("npm test")).toBe(true);
+  expect(bash("npm test --watch")).toBe(false);
+  expect(allowedByRules(rules, { name: "write_file", input: {} })).toBe(false);
+});
+
+test("a disallowed tool wins over an allowed one; Bash(*) is the whole tool", () => {
+  const rules = parseToolRules(["Bash(*)", "Write"], ["write_file"]);
+  expect(rules.deny).toEqual(new Set(["write_file"]));
+  expect(allowedByRules(rules, { name: "bash", input: { command: "anything; at all" } })).toBe(true);
+  expect(allowedByRules(rules, { name: "write_file", input: {} })).toBe(false);
+});
