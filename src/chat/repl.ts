@@ -111,6 +111,11 @@ export class Chat {
     return this.quitting;
   }
 
+  /** A turn (or command) is streaming: cancelling it ends it, and it still saves what it did. */
+  get busy(): boolean {
+    return this.cancel !== undefined;
+  }
+
   /** Runs until /quit, Ctrl+D or the end of piped input. */
   async run(): Promise<void> {
     const lines = this.io.lines?.[Symbol.asyncIterator]();

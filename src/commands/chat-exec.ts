@@ -132,9 +132,22 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     pick,
   });
 
-  const onSignal = () => chat?.interrupt();
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  // Ctrl+C cancels the turn in flight (or leaves when idle). SIGTERM and SIGHUP (a closed terminal, a
+  // dropped ssh) end the chat: the turn is cancelled and saved, the lock released, then exit 2.
+  let endedBy: string | undefined;
+  let ended: ((turnInFlight: boolean) => void) | undefined;
+  const endedBySignal = new Promise<boolean>((resolve) => {
+    ended = resolve;
+  });
+  const { onEndingSignals } = await import("../util/signals.ts");
+  const offSignals = onEndingSignals((signal) => {
+    const turnInFlight = chat?.busy === true;
+    chat?.interrupt();
+    if (signal === "SIGINT") return;
+    chat?.context.quit();
+    endedBy = signal;
+    ended?.(turnInFlight);
+  });
   // A reader that went away (`… | ion | head -1`): cancel the turn in flight and leave; ion exits 141.
   const { onStdoutClosed } = await import("../util/stdout.ts");
   const offClosed = onStdoutClosed(() => {
@@ -148,10 +161,12 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
       for (const line of resumeView(session.resumed.view, style, process.stdout.columns))
         progress.write(`${line}\n`);
     }
-    await chat.run();
+    const running = chat.run();
+    // An idle chat waits on input that may never come: after the signal only a turn in flight is waited for.
+    await Promise.race([running, endedBySignal.then((turnInFlight) => (turnInFlight ? running : undefined))]);
+    if (endedBy !== undefined) throw new IonError("interrupted", "interrupted");
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    offSignals();
     offClosed();
     input?.close();
     await session.close();

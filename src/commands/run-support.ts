@@ -79,6 +79,8 @@ export function cancelOnSignals(controller: AbortController): () => void {
 /** `-v`: what fills the window before the turn, one part a line. */
 export function breakdownLines(breakdown: Awaited<ReturnType<AgentSession["contextBreakdown"]>>): string[] {
   const pct = (share: number | null) => (share === null ? "" : ` (${(share * 100).toFixed(1)}%)`);
+    case "error_max_budget_usd":
+      throw new IonError("provider", line);
   const window = breakdown.contextWindow ?? "unknown";
   return [
     `context: ${breakdown.total} tokens${pct(breakdown.share)} of ${window} before this prompt (estimates)`,

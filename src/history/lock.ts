@@ -74,17 +74,32 @@ function tryCreate(path: string, content: string): boolean {
   return true;
 }
 
+/** Locks this process holds, released when it exits by any path (a forced exit after a signal too). */
+const held = new Set<SessionLock>();
+let releaseOnExit = false;
+
+function releaseAll(): void {
+  for (const lock of held) lock.release();
+}
+
 function heldLock(path: string, content: string): SessionLock {
-  let held = true;
-  return {
+  let isHeld = true;
+  const lock: SessionLock = {
     path,
     release() {
-      if (!held) return;
-      held = false;
+      if (!isHeld) return;
+      isHeld = false;
+      held.delete(lock);
       // Only remove the file while it is still ours: after a takeover it belongs to someone else.
       if (readText(path) === content) unlinkSync(path);
     },
   };
+  held.add(lock);
+  if (!releaseOnExit) {
+    releaseOnExit = true;
+    process.on("exit", releaseAll);
+  }
+  return lock;
 }
 
 /**

@@ -120,7 +120,13 @@ export const CompactionEntrySchema = z.object({
 export const RunEndEntrySchema = z.object({
   ...base,
   type: z.literal("run_end"),
-  subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_interrupted"]),
+  subtype: z.enum([
+    "success",
+    "error_max_turns",
+    "error_max_budget_usd",
+    "error_during_execution",
+    "error_interrupted",
+  ]),
   num_turns: count,
   usage: UsageSchema,
   total_cost_usd: z.nullable(z.number()),

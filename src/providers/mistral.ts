@@ -205,6 +205,13 @@ function toMistralRequest(request: StreamRequest): ChatCompletionStreamRequest {
     }));
   }
   if (request.maxTokens !== undefined) body.maxTokens = request.maxTokens;
+  if (request.responseSchema) {
+    const { name, schema } = request.responseSchema;
+    body.responseFormat = {
+      type: "json_schema",
+      jsonSchema: { name, schemaDefinition: schema, strict: false },
+    };
+  }
   // Magistral models always reason; `promptMode: "reasoning"` selects their reasoning system prompt.
   // Other reasoning models (mistral-small-2603, mistral-medium-3.5, …) take `reasoning_effort`, whose
   // documented values are "none" and "high", so any level above off asks for "high". Off sends nothing,

@@ -38,6 +38,8 @@ export interface OllamaChatBody {
   stream: true;
   tools?: { type: "function"; function: { name: string; description: string; parameters: unknown } }[];
   think?: boolean | string;
+  /** Structured output: the JSON Schema the answer must follow. */
+  format?: Record<string, unknown>;
   options?: { num_ctx?: number; num_predict?: number };
 }
 
@@ -157,6 +159,7 @@ export function chatBody(request: StreamRequest, { model, canThink, numCtx }: Mo
     stream: true,
   };
   if (request.tools.length > 0) body.tools = toTools(request.tools);
+  if (request.responseSchema) body.format = request.responseSchema.schema;
   const thinking = thinkFor(request.thinking, label, canThink, model);
   if (thinking.think !== undefined) body.think = thinking.think;
   const options: NonNullable<OllamaChatBody["options"]> = {};

@@ -149,6 +149,12 @@ export function buildParams(request: StreamRequest): {
   };
   if (provider.quirks.streamUsage !== false) params.stream_options = { include_usage: true };
   if (request.tools.length > 0) params.tools = toTools(request.tools);
+  // Applies to the answer only: with tools offered the model may still call them first. Not strict:
+  // strict mode refuses schemas without `additionalProperties: false` everywhere; ion validates anyway.
+  if (request.responseSchema) {
+    const { name, schema } = request.responseSchema;
+    params.response_format = { type: "json_schema", json_schema: { name, schema, strict: false } };
+  }
   if (request.maxTokens !== undefined) {
     // OpenAI's reasoning models reject `max_tokens`; most compatible servers (Ollama's /v1, older
     // vLLM and llama.cpp) only read `max_tokens`.

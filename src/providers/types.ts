@@ -235,9 +235,17 @@ export interface StreamRequest {
   /** What the model catalogue knows of this model, when it has an entry: wires pick per-model rules by it. */
   modelInfo?: ModelCapabilities;
   maxTokens?: number;
+  /** `--json-schema`: the final answer must be JSON valid against it (native structured output where the wire has it). */
+  responseSchema?: ResponseSchema;
   signal: AbortSignal;
   /** Route SDK log output; silent unless the user asked for -v. */
   log?: (line: string) => void;
+}
+
+/** A JSON Schema the answer must follow, with the name wires that take one send (OpenAI, Mistral). */
+export interface ResponseSchema {
+  name: string;
+  schema: Record<string, unknown>;
 }
 
 export type StreamFn = (request: StreamRequest) => AsyncIterable<StreamEvent>;

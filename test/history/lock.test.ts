@@ -175,3 +175,16 @@ describe("stale locks", () => {
     for (const pid of [0, -1, 1.5, Number.NaN]) expect(isProcessRunning(pid)).toBe(false);
   });
 });
+
+describe("exit", () => {
+  test("a process that exits while holding a lock (a forced exit after a signal) leaves no lock file", async () => {
+    const path = join(tempDir(), "s.lock");
+    const lockModule = join(import.meta.dir, "../../src/history/lock.ts");
+    const script = `const { acquireLock } = await import(${JSON.stringify(lockModule)});
+await acquireLock(${JSON.stringify(path)}, "s");
+process.exit(3);`;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "inherit", stderr: "inherit" });
+    expect(await child.exited).toBe(3);
+    expect(existsSync(path)).toBe(false);
+  });
+});

@@ -30,7 +30,13 @@ const modelUsage = z.strictObject({
 export const ResultSchema = z.strictObject({
   type: z.literal("result"),
   schema_version: z.literal(2),
-  subtype: z.enum(["success", "error_max_turns", "error_during_execution", "error_interrupted"]),
+  subtype: z.enum([
+    "success",
+    "error_max_turns",
+    "error_max_budget_usd",
+    "error_during_execution",
+    "error_interrupted",
+  ]),
   is_error: z.boolean(),
   result: z.string(),
   provider: z.string(),
@@ -77,6 +83,8 @@ const assistantBlock = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
   z.strictObject({ type: z.literal("redacted_thinking"), data: z.string() }),
   z.strictObject({
+  /** With --json-schema: the final answer, parsed. */
+  structured_output: z.unknown().optional(),
     type: z.literal("tool_use"),
     id: z.string(),
     name: z.string(),
