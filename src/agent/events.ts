@@ -16,7 +16,12 @@ import { redactText } from "../util/secrets.ts";
 /** What started a compaction: the threshold before a request, `/compact`, or a context_overflow error. */
 export type CompactTrigger = "auto" | "manual" | "overflow";
 
-export type ResultSubtype = "success" | "error_max_turns" | "error_during_execution" | "error_interrupted";
+export type ResultSubtype =
+  | "success"
+  | "error_max_turns"
+  | "error_max_budget_usd"
+  | "error_during_execution"
+  | "error_interrupted";
 
 export interface PermissionDenial {
   tool_name: string;
@@ -62,6 +67,8 @@ export interface RunResult {
   stop_reason: StopReason | null;
   /** Usage per model id, as Claude Code reports it. */
   modelUsage: Record<string, ModelUsageEntry>;
+  /** With `--json-schema`: the final answer parsed, valid against the schema. */
+  structured_output?: unknown;
 }
 
 export type AgentEvent =

@@ -81,6 +81,21 @@ export const runArgs = {
     valueHint: "n",
     description: "Stop after this many model requests (default 50)",
   },
+  "max-budget-usd": {
+    type: "string",
+    valueHint: "usd",
+    description: "Stop once the run has cost more than this many US dollars (needs known prices)",
+  },
+  "json-schema": {
+    type: "string",
+    valueHint: "schema|@file",
+    description: "The final answer must be JSON valid against this JSON Schema (structured_output)",
+  },
+  "fallback-model": {
+    type: "string",
+    valueHint: "provider/model",
+    description: "Continue on this model if the model is overloaded or not found",
+  },
   "output-last-message": {
     type: "string",
     valueHint: "file",
