@@ -63,11 +63,11 @@ export interface AgentInput {
   compactThreshold?: number;
   /** The model's output limit in tokens, when known (for `modelUsage`). */
   maxOutputTokens?: number | undefined;
-}
   /** `--max-budget-usd`: no further request once the run's cost (by `price`) has passed it. */
   maxBudgetUsd?: number | undefined;
   /** `--json-schema`: sent with every request of the loop (not with compaction summaries). */
   responseSchema?: ResponseSchema | undefined;
+}
 
 export const DEFAULT_COMPACT_THRESHOLD = 0.8;
 
@@ -135,8 +135,8 @@ async function* runStep(
       tools: input.tools.map((t) => t.spec),
       thinking: input.thinking,
       ...(input.modelInfo ? { modelInfo: input.modelInfo } : {}),
-      signal: input.signal,
       ...(input.responseSchema ? { responseSchema: input.responseSchema } : {}),
+      signal: input.signal,
       ...(deps.log ? { log: deps.log } : {}),
     });
     for await (const event of stream) {
@@ -392,26 +392,22 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     yield { type: "assistant", message: step.message, stop_reason: step.stopReason, usage: step.usage };
 
     const calls = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+    // Checked only when another request would follow: an answer already given stays a success.
+    const spentTooMuch = () => overBudget(input.price?.(usage) ?? null, input.maxBudgetUsd);
     if (calls.length === 0) {
       const more = await deps.beforeStop?.(finalText);
       if (more === undefined || input.signal.aborted) break;
-      const nudge: Message = { role: "user", content: [{ type: "text", text: more }] };
-    // Checked only when another request would follow: an answer already given stays a success.
-    const spentTooMuch = () => overBudget(input.price?.(usage) ?? null, input.maxBudgetUsd);
-      messages.push(nudge);
-      yield { type: "user_message", message: nudge };
-      continue;
       const over = spentTooMuch();
       if (over) {
         subtype = "error_max_budget_usd";
         errors.push(over);
         break;
       }
+      const nudge: Message = { role: "user", content: [{ type: "text", text: more }] };
+      messages.push(nudge);
+      yield { type: "user_message", message: nudge };
+      continue;
     }
-
-    const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials, step.parseErrors);
-    const resultMessage: Message = { role: "user", content: results };
-    messages.push(resultMessage);
     const over = spentTooMuch();
     if (over) {
       // The calls are not run: their results could never be sent.
@@ -419,6 +415,10 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       errors.push(over);
       break;
     }
+
+    const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials, step.parseErrors);
+    const resultMessage: Message = { role: "user", content: results };
+    messages.push(resultMessage);
     yield { type: "tool_results", message: resultMessage };
   }
 

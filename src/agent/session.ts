@@ -30,7 +30,6 @@ import {
   type PermissionMode,
   permissionMode,
 } from "./permissions.ts";
-import { allowedByRules, type ToolRules } from "./tool-rules.ts";
 import {
   checkChoice,
   chooseSession,
@@ -48,9 +47,10 @@ import {
   resolveTarget,
   saveError,
   sessionParts,
-import { type OutputSchema, SchemaCheck, schemaInstructions } from "./structured-output.ts";
 } from "./session-setup.ts";
+import { type OutputSchema, SchemaCheck, schemaInstructions } from "./structured-output.ts";
 import { usageTotal } from "./tokens.ts";
+import { allowedByRules, type ToolRules } from "./tool-rules.ts";
 
 /**
  * The agent session: everything a conversation needs, prepared once — configuration, provider and
@@ -206,8 +206,6 @@ export class AgentSession {
       const target = await resolveTarget(loaded, spec, env, options.model !== undefined);
       for (const warning of target.facts.warnings ?? []) notice(`warning: ${warning}`);
       const parts = await sessionParts(options, loaded.config);
-      const session = new AgentSession(options, loaded, target, store, opened, parts);
-      if (options.skill !== undefined) await session.activateSkill(options.skill);
       const fallback =
         options.fallbackModel === undefined
           ? undefined
@@ -215,8 +213,10 @@ export class AgentSession {
       if (options.maxBudgetUsd !== undefined)
         for (const t of fallback ? [target, fallback] : [target])
           checkBudgetPriced(t.facts.price, `${t.provider.id}/${t.model}`);
-      return session;
+      const session = new AgentSession(options, loaded, target, store, opened, parts);
       session.fallbackTarget = fallback;
+      if (options.skill !== undefined) await session.activateSkill(options.skill);
+      return session;
     } catch (err) {
       await opened?.writer.close();
       throw err;
@@ -366,13 +366,13 @@ export class AgentSession {
 
     const stop = new AbortController();
     let saveFailure: IonError | undefined;
-    const events = runAgent(
-      {
     const { outputSchema } = this.options;
     const schemaCheck = outputSchema ? new SchemaCheck(outputSchema) : undefined;
     const fallback = this.fallbackTarget
       ? new ModelFallback(this.target, this.fallbackTarget, streamProvider, this.options.notice)
       : undefined;
+    const events = runAgent(
+      {
         sessionId: this.id,
         cwd: this.options.cwd,
         provider: this.provider,
@@ -384,10 +384,10 @@ export class AgentSession {
         contextWindow: this.contextWindow,
         price: fallback?.price ?? this.target.facts.price,
         maxOutputTokens: this.target.facts.maxOutput,
-        compactThreshold: this.config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
-        thinking: this.thinking,
         maxBudgetUsd: this.options.maxBudgetUsd,
         responseSchema: outputSchema && { name: outputSchema.name, schema: outputSchema.schema },
+        compactThreshold: this.config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
+        thinking: this.thinking,
         ...(this.target.facts.capabilities ? { modelInfo: this.target.facts.capabilities } : {}),
         tools: this.tools(),
         permissionMode: this.mode,

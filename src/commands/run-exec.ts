@@ -102,6 +102,14 @@ export async function executeRun(
       ? parsePositiveInt("--max-turns", args["max-turns"])
       : DEFAULT_MAX_TURNS;
     const permissions = permissionFlags(args);
+    const budget = args["max-budget-usd"];
+    const maxBudgetUsd =
+      budget === undefined ? undefined : (await import("../agent/budget.ts")).parseBudget(budget);
+    const schemaFlag = args["json-schema"];
+    const outputSchema =
+      schemaFlag === undefined
+        ? undefined
+        : await (await import("../agent/structured-output.ts")).loadOutputSchema(schemaFlag, cwd);
     const { runToolFlags } = await import("./run-flags-ci.ts");
     const toolFlags = runToolFlags(repeated, (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`));
     const { AgentSession } = await import("../agent/session.ts");
@@ -113,14 +121,6 @@ export async function executeRun(
       env,
       model: args.model,
       thinking,
-    const budget = args["max-budget-usd"];
-    const maxBudgetUsd =
-      budget === undefined ? undefined : (await import("../agent/budget.ts")).parseBudget(budget);
-    const schemaFlag = args["json-schema"];
-    const outputSchema =
-      schemaFlag === undefined
-        ? undefined
-        : await (await import("../agent/structured-output.ts")).loadOutputSchema(schemaFlag, cwd);
       system: args.system,
       appendSystem: args["append-system-prompt"],
       skill: args.skill,
@@ -131,6 +131,9 @@ export async function executeRun(
       addDirs: toolFlags.addDirs,
       noTools: args.tools === false,
       maxTurns,
+      maxBudgetUsd,
+      outputSchema,
+      fallbackModel: args["fallback-model"],
       newId,
       // The diff preview (and the tools' diff code) loads with the first approval question.
       approve: prompt
@@ -142,9 +145,6 @@ export async function executeRun(
           )
         : undefined,
       notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
-      maxBudgetUsd,
-      outputSchema,
-      fallbackModel: args["fallback-model"],
       log,
       // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
       ensureModel: () =>

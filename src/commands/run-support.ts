@@ -58,6 +58,8 @@ export function exitFor(result: RunResult): void {
       throw new IonError("max_turns", line);
     case "error_during_execution":
       throw new IonError("provider", line || "the run failed");
+    case "error_max_budget_usd":
+      throw new IonError("provider", line);
   }
 }
 
@@ -79,8 +81,6 @@ export function cancelOnSignals(controller: AbortController): () => void {
 /** `-v`: what fills the window before the turn, one part a line. */
 export function breakdownLines(breakdown: Awaited<ReturnType<AgentSession["contextBreakdown"]>>): string[] {
   const pct = (share: number | null) => (share === null ? "" : ` (${(share * 100).toFixed(1)}%)`);
-    case "error_max_budget_usd":
-      throw new IonError("provider", line);
   const window = breakdown.contextWindow ?? "unknown";
   return [
     `context: ${breakdown.total} tokens${pct(breakdown.share)} of ${window} before this prompt (estimates)`,

@@ -56,6 +56,8 @@ export const ResultSchema = z.strictObject({
   errors: z.array(z.string()),
   stop_reason: stopReason,
   modelUsage: z.record(z.string(), modelUsage),
+  /** With --json-schema: the final answer, parsed. */
+  structured_output: z.unknown().optional(),
   ...line,
 });
 
@@ -83,8 +85,6 @@ const assistantBlock = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
   z.strictObject({ type: z.literal("redacted_thinking"), data: z.string() }),
   z.strictObject({
-  /** With --json-schema: the final answer, parsed. */
-  structured_output: z.unknown().optional(),
     type: z.literal("tool_use"),
     id: z.string(),
     name: z.string(),
