@@ -1,5 +1,5 @@
 import { type CommandDef, runCommand } from "citty";
-import { describeError, exitCodeFor, IonError } from "./errors.ts";
+import { describeError, exitCodeFor, IonError, oneLine } from "./errors.ts";
 import { renderUsage } from "./ui/usage.ts";
 import { rememberStdioModes, restoreStdioModes } from "./util/fd-modes.ts";
 import type { FdWriter } from "./util/fd-writer.ts";
@@ -86,7 +86,8 @@ function report(err: unknown): number {
   if (stdoutClosed()) return exitCodeFor(code);
   // An error can quote a server's reply or a file name: nothing in it may drive the terminal.
   writeErr(`ion: ${safeForTerminal(describeError(err))}`);
-  if (err instanceof IonError && err.hint) writeErr(`  ${safeForTerminal(err.hint)}`);
+  // At most one more line, marked, so a script can tell the error from its advice.
+  if (err instanceof IonError && err.hint) writeErr(`  hint: ${safeForTerminal(oneLine(err.hint))}`);
   if (code === "internal" && process.env.ION_DEBUG && err instanceof Error && err.stack) writeErr(err.stack);
   return exitCodeFor(code);
 }

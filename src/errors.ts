@@ -53,7 +53,12 @@ export function exitCodeFor(code: IonErrorCode): number {
  * credentials (whichever module wrote the message).
  */
 export function describeError(err: unknown): string {
-  if (err instanceof IonError) return redactText(err.message);
-  if (err instanceof Error) return redactText(err.message || err.name);
-  return redactText(String(err));
+  if (err instanceof IonError) return oneLine(redactText(err.message));
+  if (err instanceof Error) return oneLine(redactText(err.message || err.name));
+  return oneLine(redactText(String(err)));
+}
+
+/** A message as one line: a program splits stderr and `errors[]` on newlines, so none may hide inside. */
+export function oneLine(text: string): string {
+  return text.includes("\n") ? text.trim().replace(/\s*\n\s*/g, "; ") : text;
 }

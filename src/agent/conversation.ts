@@ -104,6 +104,9 @@ export class Conversation {
             usage: result.usage,
             total_cost_usd: result.total_cost_usd,
             errors: result.errors,
+            // Why it failed, as the result said: `sessions show` and scripts read it from the file too.
+            ...(result.error_kind ? { error_kind: result.error_kind } : {}),
+            ...(result.api_error_status !== undefined ? { api_error_status: result.api_error_status } : {}),
           },
         ]);
         // The turn is reported complete only once all of it is on the disk.

@@ -1,7 +1,9 @@
+import { oneLine } from "../errors.ts";
 import type {
   AssistantMessage,
   Message,
   ProviderError,
+  ProviderErrorKind,
   StopReason,
   Usage,
   UserMessage,
@@ -22,6 +24,23 @@ export type ResultSubtype =
   | "error_max_budget_usd"
   | "error_during_execution"
   | "error_interrupted";
+
+/**
+ * Why a run failed, for programs (`error_kind`): the provider's kinds, as `api_retry` lines carry
+ * them, and ion's own for what is not the provider's — "usage" (a flag or the prompt), "config",
+ * "io" (a file, stdin or the session could not be read or written), "tool" (tool infrastructure),
+ * "interrupted", "max_turns", "budget" (--max-budget-usd) and "internal" (a bug).
+ */
+export type ErrorKind =
+  | Exclude<ProviderErrorKind, "aborted">
+  | "usage"
+  | "config"
+  | "io"
+  | "tool"
+  | "interrupted"
+  | "max_turns"
+  | "budget"
+  | "internal";
 
 export interface PermissionDenial {
   tool_name: string;
@@ -53,7 +72,8 @@ export interface RunResult {
   is_error: boolean;
   /** The final assistant text (of the last model step that produced text). */
   result: string;
-  session_id: string;
+  /** A session `ion sessions show` can open; null when a failure saved nothing. */
+  session_id: string | null;
   provider: string;
   model: string;
   num_turns: number;
@@ -63,6 +83,10 @@ export interface RunResult {
   total_cost_usd: number | null;
   permission_denials: PermissionDenial[];
   errors: string[];
+  /** A failed result's kind (absent on success). */
+  error_kind?: ErrorKind;
+  /** The HTTP status of the provider's failed reply, when there was one. */
+  api_error_status?: number;
   /** The last model step's stop reason (null when it was cut short or there was none). */
   stop_reason: StopReason | null;
   /** Usage per model id, as Claude Code reports it. */
@@ -143,23 +167,48 @@ export type AgentEvent =
     }
   | { type: "result"; result: RunResult };
 
-/** The result object; `is_error` follows from the subtype, so no caller can make them disagree. */
-export function buildResult(fields: Omit<RunResult, "type" | "schema_version" | "is_error">): RunResult {
-  const { subtype, ...rest } = fields;
+/** The kind a failure has when its maker named none: what its subtype says. */
+function defaultKind(subtype: ResultSubtype): ErrorKind {
+  if (subtype === "error_interrupted") return "interrupted";
+  if (subtype === "error_max_turns") return "max_turns";
+  if (subtype === "error_max_budget_usd") return "budget";
+  return "internal";
+}
+
+type ResultFields = Omit<RunResult, "type" | "schema_version" | "is_error">;
+
+/**
+ * The result object; `is_error` follows from the subtype, so no caller can make them disagree, and
+ * only a failure carries `error_kind` (and `api_error_status`).
+ */
+export function buildResult(fields: ResultFields): RunResult {
+  const { subtype, error_kind: kind, api_error_status: status, ...rest } = fields;
+  const failed = subtype !== "success";
   // Field order as SPEC §6 lists it: subtype, is_error, then the rest.
   return {
     type: "result",
     schema_version: SCHEMA_VERSION,
     subtype,
-    is_error: subtype !== "success",
+    is_error: failed,
     ...rest,
-    // What a program reads and the session file keeps: no key or URL credentials, whoever wrote the error.
-    errors: rest.errors.map((error) => redactText(error)),
+    // What a program reads and the session file keeps: one line each, no key or URL credentials.
+    errors: rest.errors.map((error) => oneLine(redactText(error))),
+    ...(failed ? { error_kind: kind ?? defaultKind(subtype) } : {}),
+    ...(failed && status !== undefined ? { api_error_status: status } : {}),
   };
 }
 
-/** The same result turned into a failure: what ran is still counted, the errors say what went wrong. */
-export function failedResult(result: RunResult, errors: string[]): RunResult {
-  const { type: _type, schema_version: _version, is_error: _isError, ...fields } = result;
-  return buildResult({ ...fields, subtype: "error_during_execution", errors });
+/**
+ * The same result turned into a failure: what ran is still counted, the errors say what went wrong
+ * (by default a session save that failed: "io").
+ */
+export function failedResult(result: RunResult, errors: string[], kind: ErrorKind = "io"): RunResult {
+  const {
+    type: _type,
+    schema_version: _version,
+    is_error: _isError,
+    api_error_status: _status,
+    ...fields
+  } = result;
+  return buildResult({ ...fields, subtype: "error_during_execution", errors, error_kind: kind });
 }

@@ -22,6 +22,7 @@ import {
   type AgentEvent,
   buildResult,
   type CompactTrigger,
+  type ErrorKind,
   type PermissionDenial,
   type ResultSubtype,
 } from "./events.ts";
@@ -266,6 +267,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
   let finalText = "";
   let lastStop: StopReason | null = null;
   let subtype: ResultSubtype = "success";
+  let failure: { kind: ErrorKind; status: number | undefined } | undefined;
   const toolSpecs = input.tools.map((t) => t.spec);
   /** Usage of the last completed request, and the view's length right after its answer was appended. */
   let lastUsage: Usage | undefined;
@@ -382,6 +384,8 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       } else {
         subtype = "error_during_execution";
         errors.push(step.error?.message ?? "the model request failed");
+        // Machine-readable: the provider's kind and HTTP status, so a script need not parse the line.
+        if (step.error) failure = { kind: step.error.kind, status: step.error.status };
       }
       break;
     }
@@ -436,6 +440,8 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     total_cost_usd: cost,
     permission_denials: denials,
     errors,
+    ...(failure ? { error_kind: failure.kind } : {}),
+    ...(failure?.status !== undefined ? { api_error_status: failure.status } : {}),
     stop_reason: lastStop,
     modelUsage: {
       [input.model]: {

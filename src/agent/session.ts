@@ -198,7 +198,9 @@ export class AgentSession {
     try {
       // A resumed session keeps the model it was held with unless -m says otherwise.
       const spec =
-        options.model ?? (opened ? `${opened.lastModel.provider}/${opened.lastModel.model}` : undefined);
+        options.model ??
+        // A session saved by a run that failed before it had a model records none ("").
+        (opened?.lastModel.provider ? `${opened.lastModel.provider}/${opened.lastModel.model}` : undefined);
       if (spec === undefined && !loaded.config.model && options.ensureModel) {
         await options.ensureModel();
         loaded = await loadConfig({ cwd, env });

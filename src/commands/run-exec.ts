@@ -16,6 +16,7 @@ import { runArgs } from "./run.ts";
 import {
   breakdownLines,
   cancelOnSignals,
+  errorKindOf,
   exitFor,
   permissionFlags,
   requestedFormat,
@@ -48,7 +49,8 @@ export async function executeRun(
     // The one result object is promised whatever happened: a usage error too, then exit 64.
     const asked = requestedFormat(rawArgs);
     if (asked === "json" || asked === "stream-json")
-      stdout.write(jsonLine({ ...setupFailure(err, newId), uuid: Bun.randomUUIDv7() }));
+      // The arguments did not parse, so no prompt is known and nothing was saved: no session to name.
+      stdout.write(jsonLine({ ...setupFailure(err, null), uuid: Bun.randomUUIDv7() }));
     throw err;
   }
   // Before any request: with stdout closed (`>&-`) the answer could only be lost.
@@ -77,6 +79,15 @@ export async function executeRun(
   routeProcessWarnings(log);
 
   let session: AgentSession | undefined;
+  // What a failure needs to name (or save) its session; run-failure.ts loads only when a run fails.
+  const failureContext = () => ({
+    env: process.env,
+    cwd: session?.cwd ?? process.cwd(),
+    newId,
+    session,
+    noSession: args.session === false,
+    prompt: streamInput || args._.join(" ").trim() === "-" ? "" : args._.join(" ").trim(),
+  });
   let turns: Iterable<UserBlock[]> | AsyncIterable<UserBlock[]>;
   const controller = new AbortController();
   const release = cancelOnSignals(controller);
@@ -178,9 +189,16 @@ export async function executeRun(
     prompt?.close();
     release();
     await session?.close();
-    // A session held by another ion is named by its own id (it exists), not by the unused new one.
-    const id = session?.id ?? (err instanceof SessionInUseError ? err.id : newId);
-    if (format !== "text") renderer.onEvent({ type: "result", result: setupFailure(err, id) });
+    // A session held by another ion is named by its own id (it exists), not by the unused new one;
+    // otherwise the prompt is kept in a session, so the result names one that exists.
+    const { failedRunSession } = await import("./run-failure.ts");
+    const saved = await failedRunSession(
+      { ...failureContext(), err, phase: "setup" },
+      errorKindOf(err),
+      err instanceof SessionInUseError ? err.id : undefined,
+    );
+    if (format !== "text")
+      renderer.onEvent({ type: "result", result: setupFailure(err, saved.id, saved.notes) });
     throw err;
   }
 
@@ -194,8 +212,16 @@ export async function executeRun(
       }
     }
   } catch (err) {
-    // The user's message could not be saved: nothing was sent, and a json consumer still gets its result.
-    if (format !== "text") renderer.onEvent({ type: "result", result: setupFailure(err, session.id) });
+    // The user's message could not be saved or was refused: nothing was sent, and a json consumer
+    // still gets its result, naming a session that exists (the prompt kept in a new one when it can be).
+    const { failedRunSession } = await import("./run-failure.ts");
+    const saved = await failedRunSession(
+      { ...failureContext(), err, phase: "turn" },
+      errorKindOf(err),
+      undefined,
+    );
+    if (format !== "text")
+      renderer.onEvent({ type: "result", result: setupFailure(err, saved.id, saved.notes) });
     throw err;
   } finally {
     renderer.close();

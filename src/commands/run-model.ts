@@ -7,9 +7,10 @@ export async function ensureModelConfigured(options: {
   cwd: string;
   env: Env;
 }): Promise<void> {
-  const { firstRun, firstRunInstructions } = await import("../config/first-run.ts");
+  const { firstRun, noModelMessage } = await import("../config/first-run.ts");
   if (!options.interactive) {
-    throw new IonError("config", firstRunInstructions({ env: options.env }));
+    const { message, hint } = noModelMessage(options.env);
+    throw new IonError("config", message, { hint });
   }
   const { clackPrompter } = await import("../ui/prompter.ts");
   await firstRun({ cwd: options.cwd, env: options.env, continuing: true, prompter: await clackPrompter() });

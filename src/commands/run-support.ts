@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { buildResult, type RunResult } from "../agent/events.ts";
+import { buildResult, type ErrorKind, type RunResult } from "../agent/events.ts";
 import { fromClaudeMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
@@ -24,8 +24,28 @@ export function workspaceRoot(flag: string | undefined): string {
   return dir;
 }
 
-/** Until a run has begun, failures still owe a json/stream-json consumer its one result object. */
-export function setupFailure(err: unknown, sessionId: string): RunResult {
+/** ion's kind of a failure that is not a provider's reply (see ErrorKind in agent/events.ts). */
+export function errorKindOf(err: unknown): ErrorKind {
+  if (!(err instanceof IonError)) return "internal";
+  switch (err.code) {
+    case "usage":
+    case "config":
+    case "tool":
+    case "io":
+    case "interrupted":
+    case "max_turns":
+    case "internal":
+      return err.code;
+    case "provider":
+      return "network"; // the model list could not be fetched (providers/catalog.ts)
+  }
+}
+
+/**
+ * Until a run has begun, failures still owe a json/stream-json consumer its one result object.
+ * `sessionId` is a session that exists, or null when nothing was saved; `notes` add why not.
+ */
+export function setupFailure(err: unknown, sessionId: string | null, notes: string[] = []): RunResult {
   const message = err instanceof Error ? err.message : String(err);
   // A signal during set-up (the stdin read) is an interrupted run like one during the turn.
   const interrupted = err instanceof IonError && err.code === "interrupted";
@@ -41,7 +61,8 @@ export function setupFailure(err: unknown, sessionId: string): RunResult {
     usage: emptyUsage(),
     total_cost_usd: null,
     permission_denials: [],
-    errors: [message],
+    errors: [message, ...notes],
+    error_kind: errorKindOf(err),
     stop_reason: null,
     modelUsage: {},
   });

@@ -314,17 +314,41 @@ async function saveModel(
   return droppedKey;
 }
 
-/**
- * What to run instead when setup cannot ask (stdin or stdout is not a terminal). Names the API-key
- * env vars that are already set (names only). `forInit`: the message for `ion config init` itself.
- */
-export function firstRunInstructions(options: { env?: Env; forInit?: boolean } = {}): string {
-  const env = options.env ?? process.env;
+/** [provider id, env var name] of each provider key or base URL set in the environment (names only). */
+function keyVarsFound(env: Env): Array<[string, string]> {
   const found: Array<[string, string]> = [];
   for (const p of BUILTIN_PROVIDERS) {
     const names = p.needsKey ? p.keyEnv : p.baseURLEnv ? [p.baseURLEnv] : [];
     for (const n of names) if (nonEmpty(env[n])) found.push([p.id, n]);
   }
+  return found;
+}
+
+/**
+ * `ion run` with no model and no terminal to ask on: the error as one line, and one hint line with
+ * the commands (naming the provider whose key is already in the environment).
+ */
+export function noModelMessage(env: Env): { message: string; hint: string } {
+  const found = keyVarsFound(env);
+  const ready = found.find(([id]) => id === "anthropic") ?? found[0];
+  const set =
+    ready && ready[0] !== "anthropic"
+      ? `\`ion config set model ${ready[0]}/MODEL\` (\`ion models --provider ${ready[0]}\` lists them)`
+      : "`ion config set model anthropic/claude-sonnet-4-5` (or any id from `ion models`)";
+  const names = found.map(([, n]) => n).join(", ");
+  return {
+    message:
+      found.length > 0 ? `no model configured (found in the environment: ${names})` : "no model configured",
+    hint: `run ${set}, or \`ion config init\` on a terminal, or pass -m provider/model`,
+  };
+}
+
+/**
+ * What to run instead when setup cannot ask (stdin or stdout is not a terminal). Names the API-key
+ * env vars that are already set (names only). `forInit`: the message for `ion config init` itself.
+ */
+export function firstRunInstructions(options: { env?: Env; forInit?: boolean } = {}): string {
+  const found = keyVarsFound(options.env ?? process.env);
   const row = (command: string, note = "") => `  ${note ? command.padEnd(50) : command}${note}`.trimEnd();
   const lines = [
     options.forInit

@@ -131,6 +131,9 @@ export const RunEndEntrySchema = z.object({
   usage: UsageSchema,
   total_cost_usd: z.nullable(z.number()),
   errors: z.array(z.string()),
+  /** A failed run's kind (events.ts ErrorKind) and the provider's HTTP status; older files lack them. */
+  error_kind: z.optional(z.string()),
+  api_error_status: z.optional(z.number().check(z.int())),
 });
 
 export const SessionEntrySchema = z.discriminatedUnion("type", [

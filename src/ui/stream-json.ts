@@ -210,7 +210,12 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
   let model = "";
   const write = (line: Record<string, unknown>) =>
     options.stdout.write(
-      jsonLine({ ...line, uuid: Bun.randomUUIDv7(), session_id: line.session_id ?? sessionId }),
+      // A result's own session_id wins, null included (a failure that saved nothing).
+      jsonLine({
+        ...line,
+        uuid: Bun.randomUUIDv7(),
+        session_id: "session_id" in line ? line.session_id : sessionId,
+      }),
     );
   const top = { parent_tool_use_id: null };
   const partial = new PartialStream(

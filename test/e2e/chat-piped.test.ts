@@ -144,10 +144,8 @@ describe("ion chat with piped stdin", () => {
     expect(chat.stdout).toBe("");
     expect(chat.stderr).toBe(
       [
-        "ion: no model configured. Run one of:",
-        "  ion config init                                   (interactive)",
-        "  ion config set model openai/MODEL                 (`ion models --provider openai` lists them)",
-        "found in the environment: OPENAI_API_KEY",
+        "ion: no model configured (found in the environment: OPENAI_API_KEY)",
+        "  hint: run `ion config set model openai/MODEL` (`ion models --provider openai` lists them), or `ion config init` on a terminal, or pass -m provider/model",
         "",
       ].join("\n"),
     );

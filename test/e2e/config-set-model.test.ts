@@ -30,7 +30,7 @@ describe("ion config set model", () => {
     const provider = await box.run(["config", "set", "provider", "opnai"]);
     expect(provider.code).toBe(1);
     expect(provider.stderr).toContain(
-      'ion: cannot set provider: unknown provider "opnai"\n  did you mean openai?',
+      'ion: cannot set provider: unknown provider "opnai"\n  hint: did you mean openai?',
     );
     expect(readFileSync(file, "utf8")).toBe(before);
     // A later run still works from the file as it was (it fails only for want of a key).

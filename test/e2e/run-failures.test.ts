@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { jsonLines, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
-import { ApiRetrySchema, parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
+import { AnyResultSchema, ApiRetrySchema, parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 import { dropMidStream, errorReply, stallMidStream } from "../support/wire-scripts.ts";
 
 const KEY = "sk-test-failures-key-000000000000abcd";
@@ -301,7 +301,10 @@ describe("sessions and settings that get in the way", () => {
     expect(server.requests.length).toBe(before);
     expect(run.stderr).toMatch(/^ion: cannot list sessions in \S+sessions \(ENOTDIR/);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(ResultSchema.parse(JSON.parse(run.stdout))).toMatchObject({ subtype: "error_during_execution" });
+    // Nothing could be saved, so the result names no session, and says why.
+    const result = AnyResultSchema.parse(JSON.parse(run.stdout));
+    expect(result).toMatchObject({ subtype: "error_during_execution", error_kind: "io", session_id: null });
+    expect(result.errors[1]).toStartWith("the prompt was not saved: ");
   });
 
   test("tools.disabled removes a tool from the request; an unknown name is a warning, not an error", async () => {

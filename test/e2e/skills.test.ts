@@ -122,7 +122,7 @@ describe("ion skills", () => {
     expect(unknown.code).toBe(64);
     expect(unknown.stdout).toBe("");
     expect(unknown.stderr).toBe(
-      'ion: unknown skill "relase-notes"\n  did you mean release-notes? `ion skills` lists them\n',
+      'ion: unknown skill "relase-notes"\n  hint: did you mean release-notes? `ion skills` lists them\n',
     );
     const missing = await box.run(["skills", "show"]);
     expect(missing.code).toBe(64);

@@ -27,7 +27,29 @@ const modelUsage = z.strictObject({
   provider: z.string().min(1),
 });
 
-export const ResultSchema = z.strictObject({
+/** `error_kind` values (src/agent/events.ts ErrorKind). */
+export const ERROR_KINDS = [
+  "auth",
+  "rate_limit",
+  "overloaded",
+  "server",
+  "context_overflow",
+  "model_not_found",
+  "bad_request",
+  "network",
+  "idle_timeout",
+  "stream_dropped",
+  "usage",
+  "config",
+  "io",
+  "tool",
+  "interrupted",
+  "max_turns",
+  "budget",
+  "internal",
+] as const;
+
+const resultFields = z.strictObject({
   type: z.literal("result"),
   schema_version: z.literal(2),
   subtype: z.enum([
@@ -53,13 +75,35 @@ export const ResultSchema = z.strictObject({
       tool_input: z.record(z.string(), z.unknown()),
     }),
   ),
-  errors: z.array(z.string()),
+  // One line each: a script splits on newlines.
+  errors: z.array(z.string().regex(/^[^\n]*$/)),
+  /** Only on a failure: why, as a kind (the provider's, or ion's own). */
+  error_kind: z.enum(ERROR_KINDS).optional(),
+  /** Only on a failure with a provider's HTTP reply. */
+  api_error_status: z.number().int().min(100).max(599).optional(),
   stop_reason: stopReason,
   modelUsage: z.record(z.string(), modelUsage),
   /** With --json-schema: the final answer, parsed. */
   structured_output: z.unknown().optional(),
   ...line,
 });
+
+type ResultFields = {
+  is_error: boolean;
+  error_kind?: string | undefined;
+  api_error_status?: number | undefined;
+};
+const failureFields = <T extends ResultFields>(r: T) =>
+  r.is_error === (r.error_kind !== undefined) && (r.api_error_status === undefined || r.is_error);
+const FAILURE_FIELDS = "error_kind (and api_error_status) are on failures, and only on them";
+
+/** A result naming a session that exists (every result but a failure that saved nothing). */
+export const ResultSchema = resultFields.refine(failureFields, FAILURE_FIELDS);
+
+/** Any result: a failure that saved nothing names no session (`session_id` null). */
+export const AnyResultSchema = resultFields
+  .extend({ session_id: z.string().min(1).nullable() })
+  .refine(failureFields, FAILURE_FIELDS);
 
 export const InitSchema = z.strictObject({
   type: z.literal("system"),

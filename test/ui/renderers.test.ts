@@ -7,7 +7,10 @@ import { usageOf } from "../support/stream-helpers.ts";
 
 const USAGE = usageOf(120, 30, 100);
 
-function result(overrides: Partial<RunResult> = {}): RunResult {
+/** A result naming a session (only a failure that saved nothing has none). */
+type NamedResult = RunResult & { session_id: string };
+
+function result(overrides: Partial<RunResult> & { session_id?: string } = {}): NamedResult {
   return {
     type: "result",
     schema_version: 2,
@@ -142,8 +145,20 @@ describe("-o json", () => {
   test("prints exactly one line: the result, whatever happened", async () => {
     for (const final of [
       result(),
-      result({ subtype: "error_during_execution", is_error: true, result: "", errors: ["boom"] }),
-      result({ subtype: "error_interrupted", is_error: true, errors: ["interrupted"] }),
+      result({
+        subtype: "error_during_execution",
+        is_error: true,
+        result: "",
+        errors: ["boom"],
+        error_kind: "server",
+        api_error_status: 500,
+      }),
+      result({
+        subtype: "error_interrupted",
+        is_error: true,
+        errors: ["interrupted"],
+        error_kind: "interrupted",
+      }),
     ]) {
       const io = await render("json", fullRun(final), { stdoutIsTTY: true, stderrIsTTY: true });
       const lines = jsonLines(io.out());
@@ -396,7 +411,12 @@ describe("-o stream-json", () => {
   });
 
   test("an error result is still the last line", async () => {
-    const failed = result({ subtype: "error_max_turns", is_error: true, errors: ["limit"] });
+    const failed = result({
+      subtype: "error_max_turns",
+      is_error: true,
+      errors: ["limit"],
+      error_kind: "max_turns",
+    });
     const lines = jsonLines((await render("stream-json", fullRun(failed))).out());
     expect(parseStreamJson(lines).result).toMatchObject(failed);
   });
