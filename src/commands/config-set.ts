@@ -167,8 +167,11 @@ export async function unsetConfig(rawArgs: string[]): Promise<void> {
 /** `ion config init`: the first-run flow; without a terminal, what to run instead. */
 export async function initConfig(rawArgs: string[]): Promise<void> {
   parseStrict("config init", rawArgs, initArgs, 0);
-  const { canPrompt, firstRun, firstRunInstructions } = await import("../config/first-run.ts");
-  if (!canPrompt()) throw new IonError("config", firstRunInstructions({ forInit: true }));
+  const { canPrompt, firstRun, initInstructions } = await import("../config/first-run.ts");
+  if (!canPrompt()) {
+    const { message, hint } = initInstructions(process.env);
+    throw new IonError("config", message, { hint });
+  }
   const { clackPrompter } = await import("../ui/prompter.ts");
   await firstRun({ prompter: await clackPrompter() });
 }

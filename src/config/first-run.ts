@@ -324,47 +324,36 @@ function keyVarsFound(env: Env): Array<[string, string]> {
   return found;
 }
 
+/** The command that sets a model, naming the provider whose key is already in the environment. */
+function setModelCommand(found: [string, string][]): string {
+  const ready = found.find(([id]) => id === "anthropic") ?? found[0];
+  return ready && ready[0] !== "anthropic"
+    ? `\`ion config set model ${ready[0]}/MODEL\` (\`ion models --provider ${ready[0]}\` lists them)`
+    : "`ion config set model anthropic/claude-sonnet-4-5` (or any id from `ion models`)";
+}
+
+/** " (found in the environment: OPENAI_API_KEY)", names only; "" when none is set. */
+function foundNote(found: [string, string][]): string {
+  return found.length > 0 ? ` (found in the environment: ${found.map(([, n]) => n).join(", ")})` : "";
+}
+
 /**
  * `ion run` with no model and no terminal to ask on: the error as one line, and one hint line with
  * the commands (naming the provider whose key is already in the environment).
  */
 export function noModelMessage(env: Env): { message: string; hint: string } {
   const found = keyVarsFound(env);
-  const ready = found.find(([id]) => id === "anthropic") ?? found[0];
-  const set =
-    ready && ready[0] !== "anthropic"
-      ? `\`ion config set model ${ready[0]}/MODEL\` (\`ion models --provider ${ready[0]}\` lists them)`
-      : "`ion config set model anthropic/claude-sonnet-4-5` (or any id from `ion models`)";
-  const names = found.map(([, n]) => n).join(", ");
   return {
-    message:
-      found.length > 0 ? `no model configured (found in the environment: ${names})` : "no model configured",
-    hint: `run ${set}, or \`ion config init\` on a terminal, or pass -m provider/model`,
+    message: `no model configured${foundNote(found)}`,
+    hint: `run ${setModelCommand(found)}, or \`ion config init\` on a terminal, or pass -m provider/model`,
   };
 }
 
-/**
- * What to run instead when setup cannot ask (stdin or stdout is not a terminal). Names the API-key
- * env vars that are already set (names only). `forInit`: the message for `ion config init` itself.
- */
-export function firstRunInstructions(options: { env?: Env; forInit?: boolean } = {}): string {
-  const found = keyVarsFound(options.env ?? process.env);
-  const row = (command: string, note = "") => `  ${note ? command.padEnd(50) : command}${note}`.trimEnd();
-  const lines = [
-    options.forInit
-      ? "`ion config init` needs an interactive terminal. Instead, run:"
-      : "no model configured. Run one of:",
-  ];
-  if (!options.forInit) lines.push(row("ion config init", "(interactive)"));
-  const ready = found.find(([id]) => id === "anthropic") ?? found[0];
-  if (ready && ready[0] !== "anthropic") {
-    lines.push(
-      row(`ion config set model ${ready[0]}/MODEL`, `(\`ion models --provider ${ready[0]}\` lists them)`),
-    );
-  } else {
-    lines.push(row("ion config set model anthropic/claude-sonnet-4-5", "(or any id from `ion models`)"));
-    if (!ready) lines.push(row("ion providers login anthropic", "(or set ANTHROPIC_API_KEY)"));
-  }
-  if (found.length > 0) lines.push(`found in the environment: ${found.map(([, n]) => n).join(", ")}`);
-  return lines.join("\n");
+/** `ion config init` without a terminal to ask on: one line, and one hint saying what to run instead. */
+export function initInstructions(env: Env): { message: string; hint: string } {
+  const found = keyVarsFound(env);
+  return {
+    message: `\`ion config init\` needs an interactive terminal${foundNote(found)}`,
+    hint: `run ${setModelCommand(found)} instead${found.length > 0 ? "" : ", and `ion providers login anthropic` (or set ANTHROPIC_API_KEY)"}`,
+  };
 }

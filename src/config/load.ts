@@ -1,6 +1,7 @@
 import { lstat, mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
+import { errnoText } from "../util/errno-text.ts";
 import { findGitRoot } from "../util/git.ts";
 import { PROJECT_FILE_MAX_BYTES, readProjectFile } from "../util/project-file.ts";
 import { removeTemp } from "../util/remove-temp.ts";
@@ -146,22 +147,6 @@ function isMissing(err: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
-/** What went wrong, in words where the error code is a common one. */
-const CODE_TEXT: Record<string, string> = {
-  ENOTDIR: "part of the path is a file, not a directory",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "read-only file system",
-  ENOSPC: "no space left on the device",
-  EISDIR: "it is a directory",
-};
-
-function errorText(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code !== undefined) return CODE_TEXT[code] ? `${CODE_TEXT[code]}, ${code}` : code;
-  return err instanceof Error ? err.message : String(err);
-}
-
 /**
  * The project's `.ion/config.json` through the project-file rules: a link out of the project, a
  * device or FIFO, a huge file or another user's file is skipped with a warning, never read.
@@ -207,7 +192,7 @@ export async function readJson(file: string): Promise<unknown> {
   } catch (err) {
     if (err instanceof IonError) throw err;
     if (isMissing(err)) return undefined;
-    throw new IonError("io", `${file}: cannot read (${errorText(err)})`, { cause: err });
+    throw new IonError("io", `${file}: cannot read (${errnoText(err)})`, { cause: err });
   }
   return parseJson(file, text);
 }
@@ -249,7 +234,7 @@ export async function atomicWriteJson(path: string, value: unknown, mode?: numbe
     await rename(tmp, path);
   } catch (err) {
     await removeTemp(tmp);
-    throw new IonError("io", `cannot write ${path} (${errorText(err)})`, { cause: err });
+    throw new IonError("io", `cannot write ${path} (${errnoText(err)})`, { cause: err });
   }
 }
 
@@ -271,7 +256,7 @@ async function existingMode(path: string): Promise<number | undefined> {
 export async function writeKey(dir: string, providerId: string, key: string): Promise<void> {
   if (providerId === "" || key === "") throw new IonError("config", "a provider id and a key are required");
   await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: unknown) => {
-    throw new IonError("io", `cannot create the config directory ${dir} (${errorText(err)})`, { cause: err });
+    throw new IonError("io", `cannot create the config directory ${dir} (${errnoText(err)})`, { cause: err });
   });
   const file = join(dir, "keys.json");
   // Under the file's lock: two parallel logins must both be kept.

@@ -11,8 +11,9 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { IonError } from "../errors.ts";
-import { errnoOf, messageOf, systemMessage } from "../history/io.ts";
+import { errnoOf, messageOf } from "../history/io.ts";
 import { isProcessRunning, type LockOwner, parseOwner, processStart } from "../history/lock.ts";
+import { errnoText } from "./errno-text.ts";
 
 /**
  * Serialises read-modify-write of a small file (config.json, keys.json, a project's config) across ion
@@ -45,7 +46,7 @@ async function acquire(file: string, timeoutMs: number): Promise<() => void> {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new IonError("io", `cannot lock ${file} (${systemMessage(err)})`, { cause: err });
+    throw new IonError("io", `cannot write ${file} (${errnoText(err)})`, { cause: err });
   }
   const deadline = Date.now() + timeoutMs;
   let delay = 2;
@@ -76,7 +77,7 @@ function tryCreate(path: string, file: string, content: string): boolean {
     fd = openSync(path, "wx", 0o600);
   } catch (err) {
     if (errnoOf(err) === "EEXIST") return false;
-    throw new IonError("io", `cannot lock ${file} (${systemMessage(err)})`, { cause: err });
+    throw new IonError("io", `cannot write ${file} (${errnoText(err)})`, { cause: err });
   }
   try {
     writeSync(fd, content);

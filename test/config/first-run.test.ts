@@ -13,9 +13,10 @@ import {
   type Choice,
   checkKeyText,
   firstRun,
-  firstRunInstructions,
   formatContext,
   formatPrice,
+  initInstructions,
+  noModelMessage,
   type Prompter,
 } from "../../src/config/first-run.ts";
 import { IonError } from "../../src/errors.ts";
@@ -322,36 +323,42 @@ describe("firstRun", () => {
   });
 });
 
-describe("firstRunInstructions", () => {
-  test("without keys: init, set model, and login", () => {
-    expect(firstRunInstructions({ env: {} })).toBe(
-      [
-        "no model configured. Run one of:",
-        "  ion config init                                   (interactive)",
-        "  ion config set model anthropic/claude-sonnet-4-5  (or any id from `ion models`)",
-        "  ion providers login anthropic                     (or set ANTHROPIC_API_KEY)",
-      ].join("\n"),
-    );
-  });
-
-  test("names the key variables already set, never their values", () => {
-    const text = firstRunInstructions({
-      env: { OPENAI_API_KEY: "sk-secret-value-0001", GROQ_API_KEY: "gsk-secret-0002", MISTRAL_API_KEY: "" },
+describe("noModelMessage and initInstructions", () => {
+  test("without keys: one line, and a hint naming set model, init and login", () => {
+    expect(noModelMessage({})).toEqual({
+      message: "no model configured",
+      hint: "run `ion config set model anthropic/claude-sonnet-4-5` (or any id from `ion models`), or `ion config init` on a terminal, or pass -m provider/model",
     });
-    expect(text).toContain("ion config set model openai/MODEL");
-    expect(text).toContain("`ion models --provider openai` lists them");
-    expect(text).toContain("found in the environment: OPENAI_API_KEY, GROQ_API_KEY");
-    expect(text).not.toContain("secret");
-    expect(text).not.toContain("MISTRAL");
+    expect(initInstructions({})).toEqual({
+      message: "`ion config init` needs an interactive terminal",
+      hint: "run `ion config set model anthropic/claude-sonnet-4-5` (or any id from `ion models`) instead, and `ion providers login anthropic` (or set ANTHROPIC_API_KEY)",
+    });
   });
 
-  test("with an Anthropic key there is nothing to log in to; for init the init line goes", () => {
-    const text = firstRunInstructions({ env: { ANTHROPIC_API_KEY: "x".repeat(20) }, forInit: true });
-    expect(text.split("\n")).toEqual([
-      "`ion config init` needs an interactive terminal. Instead, run:",
-      "  ion config set model anthropic/claude-sonnet-4-5  (or any id from `ion models`)",
-      "found in the environment: ANTHROPIC_API_KEY",
-    ]);
+  test("names the key variables already set, never their values; no line holds a newline", () => {
+    const env = {
+      OPENAI_API_KEY: "sk-secret-value-0001",
+      GROQ_API_KEY: "gsk-secret-0002",
+      MISTRAL_API_KEY: "",
+    };
+    for (const { message, hint } of [noModelMessage(env), initInstructions(env)]) {
+      const text = `${message}\n${hint}`;
+      expect(text).toContain("ion config set model openai/MODEL");
+      expect(text).toContain("`ion models --provider openai` lists them");
+      expect(message).toEndWith("(found in the environment: OPENAI_API_KEY, GROQ_API_KEY)");
+      expect(text).not.toContain("secret");
+      expect(text).not.toContain("MISTRAL");
+      expect(message).not.toContain("\n");
+      expect(hint).not.toContain("\n");
+    }
+  });
+
+  test("with an Anthropic key there is nothing to log in to", () => {
+    expect(initInstructions({ ANTHROPIC_API_KEY: "x".repeat(20) })).toEqual({
+      message:
+        "`ion config init` needs an interactive terminal (found in the environment: ANTHROPIC_API_KEY)",
+      hint: "run `ion config set model anthropic/claude-sonnet-4-5` (or any id from `ion models`) instead",
+    });
   });
 });
 

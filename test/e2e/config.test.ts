@@ -283,9 +283,8 @@ test("ion config init without a terminal prints what to run instead; exit 1", as
   expect(run.code).toBe(1);
   expect(run.stderr).toBe(
     [
-      "ion: `ion config init` needs an interactive terminal. Instead, run:",
-      "  ion config set model openai/MODEL                 (`ion models --provider openai` lists them)",
-      "found in the environment: OPENAI_API_KEY",
+      "ion: `ion config init` needs an interactive terminal (found in the environment: OPENAI_API_KEY)",
+      "  hint: run `ion config set model openai/MODEL` (`ion models --provider openai` lists them) instead",
       "",
     ].join("\n"),
   );

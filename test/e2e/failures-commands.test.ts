@@ -133,7 +133,7 @@ describe("ion sessions export -o", () => {
     const dir = await box.run(["sessions", "export", id, "-o", "."]);
     expect(dir.code).toBe(64);
     expect(dir.stderr).toMatch(
-      /^ion: cannot export to \S+: it is a directory\n {2}name a file, e\.g\. -o \S+\.md\n$/,
+      /^ion: cannot export to \S+: it is a directory\n {2}hint: name a file, e\.g\. -o \S+\.md\n$/,
     );
     const empty = await box.run(["sessions", "export", id, "-o", ""]);
     expect(empty.code).toBe(64);
@@ -199,7 +199,7 @@ describe.if(IS_ROOT && SETPRIV !== null)("no home directory", () => {
     expect(code).toBe(1);
     expect(stderr).toBe(
       "ion: cannot find a home directory: HOME is not set and this user has none\n" +
-        "  set HOME, or ION_CONFIG_DIR, ION_DATA_DIR and XDG_CACHE_HOME\n",
+        "  hint: set HOME, or ION_CONFIG_DIR, ION_DATA_DIR and XDG_CACHE_HOME\n",
     );
   });
 });

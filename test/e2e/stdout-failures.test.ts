@@ -89,7 +89,7 @@ describe("stdout closed by the caller (>&-)", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       "ion: cannot write to stdout: it is closed (EBADF), so the answer would be lost\n" +
-        "  nothing was sent; redirect it instead (`> answer.txt`, or `> /dev/null` to discard it)\n",
+        "  hint: nothing was sent; redirect it instead (`> answer.txt`, or `> /dev/null` to discard it)\n",
     );
     expect(run.requests).toHaveLength(0);
   });
