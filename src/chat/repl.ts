@@ -277,7 +277,7 @@ export class Chat {
     const line = `ion: ${safeForTerminal(describeError(err))}`;
     this.context.print(this.io.style.red(line));
     if (err instanceof IonError && err.hint)
-      this.context.print(this.io.style.dim(`  ${safeForTerminal(err.hint)}`));
+      this.context.print(this.io.style.dim(`  hint: ${safeForTerminal(err.hint)}`));
   }
 
   /** Ctrl+T: off → low → medium → high → off. */
