@@ -121,8 +121,12 @@ export async function executeRun(
       schemaFlag === undefined
         ? undefined
         : await (await import("../agent/structured-output.ts")).loadOutputSchema(schemaFlag, cwd);
-    const { runToolFlags } = await import("./run-flags-ci.ts");
-    const toolFlags = runToolFlags(repeated, (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`));
+    // Loaded only for a run that uses these flags: a plain run stays as light as it was.
+    const toolFlags = ["allowed-tools", "disallowed-tools", "add-dir"].some((flag) => repeated[flag]?.length)
+      ? (await import("./run-flags-ci.ts")).runToolFlags(repeated, (line) =>
+          stderr.write(`ion: ${safeForTerminal(line)}\n`),
+        )
+      : { toolRules: undefined, addDirs: [] };
     const { AgentSession } = await import("../agent/session.ts");
     const { createApprover } = await import("../ui/approval.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
