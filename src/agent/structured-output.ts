@@ -38,10 +38,10 @@ export async function loadOutputSchema(value: string, cwd: string): Promise<Outp
   }
   if (typeof schema !== "object" || schema === null || Array.isArray(schema))
     throw new IonError("usage", "--json-schema must be a JSON Schema object");
-  const { z } = await import("zod");
-  let zodSchema: ReturnType<typeof z.fromJSONSchema>;
+  const { fromJSONSchema } = await import("./json-schema-check.ts");
+  let zodSchema: ReturnType<typeof fromJSONSchema>;
   try {
-    zodSchema = z.fromJSONSchema(schema as Record<string, unknown>);
+    zodSchema = fromJSONSchema(schema as Record<string, unknown>);
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
     throw new IonError("usage", `--json-schema is not a usable JSON Schema: ${why}`);

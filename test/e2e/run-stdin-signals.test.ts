@@ -133,3 +133,37 @@ describe.skipIf(!HAS_PROC)("stdin larger than the window", () => {
     expect(result.errors[0]).toContain("takes 128k");
   }, 60_000);
 });
+
+describe("stdin that is a file", () => {
+  test("a file is read whole when it fits, and refused unread when it is larger than the window could take", async () => {
+    using box = await configured(20_000);
+    const small = `${box.root}/prompt.txt`;
+    await Bun.write(small, "what is 6 × 7?\n");
+    server.enqueueReply("openai", { text: "42" });
+    const fits = Bun.spawn([...ionCommand(), "run", "-o", "json"], {
+      cwd: box.workspace,
+      env: box.env(env),
+      stdin: Bun.file(small),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(fits.stdout).text(), fits.exited]);
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as { result: string }).result).toBe("42");
+
+    const before = server.requests.length;
+    const big = `${box.root}/big.txt`;
+    await Bun.write(big, "x".repeat(300_000)); // over 20 000 tokens × 12 bytes
+    const refused = Bun.spawn([...ionCommand(), "run", "-o", "json"], {
+      cwd: box.workspace,
+      env: box.env(env),
+      stdin: Bun.file(big),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [err, refusedCode] = await Promise.all([new Response(refused.stderr).text(), refused.exited]);
+    expect(refusedCode).toBe(64);
+    expect(err).toMatch(/^ion: stdin holds more than .* openai\/gpt-4o-mini takes 20k/);
+    expect(server.requests.length).toBe(before);
+  });
+});
