@@ -14,7 +14,7 @@ import { parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 import { useFakeLLM } from "../support/stream-helpers.ts";
 import { serveStrict, strictAnthropic } from "../support/strict-anthropic.ts";
 
-const KEY = "sk-ant-test-e2e-fake-0000000000004242";
+const KEY = "test-key-anthropic-thinking";
 const server = useFakeLLM();
 const env = () => ({ ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY });
 
