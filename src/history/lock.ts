@@ -52,7 +52,8 @@ export async function acquireLock(path: string, id: string): Promise<SessionLock
   throw new IonError("io", `could not take the lock ${path}: other ion processes keep taking it`);
 }
 
-function ownerLine(pid: number, start: string | undefined): string {
+/** The line a lock file holds: `<pid> <start>` (the start time tells a reused pid apart). */
+export function ownerLine(pid: number, start: string | undefined): string {
   return start === undefined ? `${pid}\n` : `${pid} ${start}\n`;
 }
 
@@ -91,7 +92,7 @@ function heldLock(path: string, content: string): SessionLock {
       isHeld = false;
       held.delete(lock);
       // Only remove the file while it is still ours: after a takeover it belongs to someone else.
-      if (readText(path) === content) unlinkSync(path);
+      if (readLockText(path) === content) unlinkSync(path);
     },
   };
   held.add(lock);
@@ -111,7 +112,7 @@ async function readOwnerWaiting(
 ): Promise<{ text: string; owner: LockOwner | undefined } | undefined> {
   const deadline = Date.now() + EMPTY_LOCK_WAIT_MS;
   for (;;) {
-    const text = readText(path);
+    const text = readLockText(path);
     if (text === undefined) return undefined;
     const owner = parseOwner(text);
     if (text.endsWith("\n") || Date.now() >= deadline) return { text, owner };
@@ -130,7 +131,7 @@ export function parseOwner(text: string): LockOwner | undefined {
  * Replaces a stale lock. The lock is first renamed to a private name, then checked: if what was moved
  * is not the stale lock that was judged (another process took it over in between), it is put back.
  */
-function takeOver(path: string, staleText: string): void {
+export function takeOver(path: string, staleText: string): void {
   const aside = `${path}.stale-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   try {
     renameSync(path, aside);
@@ -138,7 +139,7 @@ function takeOver(path: string, staleText: string): void {
     if (errnoOf(err) === "ENOENT") return; // someone else removed it first
     throw new IonError("io", `cannot replace the stale lock ${path} (${messageOf(err)})`, { cause: err });
   }
-  const moved = readText(aside);
+  const moved = readLockText(aside);
   if (moved !== undefined && moved !== staleText) {
     // A fresh lock of another process: put it back unless yet another lock appeared meanwhile
     // (link never replaces), so the next attempt sees its live holder.
@@ -151,7 +152,7 @@ function takeOver(path: string, staleText: string): void {
   unlinkSync(aside);
 }
 
-function readText(path: string): string | undefined {
+export function readLockText(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch (err) {
@@ -160,7 +161,8 @@ function readText(path: string): string | undefined {
   }
 }
 
-function isHolderAlive(owner: LockOwner): boolean {
+/** Whether a lock's holder still runs (the same process, not a later one with its pid). */
+export function isHolderAlive(owner: LockOwner): boolean {
   if (!isProcessRunning(owner.pid)) return false;
   if (owner.start === undefined) return true;
   const start = processStart(owner.pid);

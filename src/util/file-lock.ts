@@ -1,18 +1,15 @@
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { IonError } from "../errors.ts";
-import { errnoOf, messageOf } from "../history/io.ts";
-import { isProcessRunning, type LockOwner, parseOwner, processStart } from "../history/lock.ts";
+import { errnoOf } from "../history/io.ts";
+import {
+  isHolderAlive,
+  ownerLine,
+  parseOwner,
+  processStart,
+  readLockText,
+  takeOver,
+} from "../history/lock.ts";
 import { errnoText } from "./errno-text.ts";
 
 /**
@@ -41,8 +38,7 @@ export async function withFileLock<T>(
 
 async function acquire(file: string, timeoutMs: number): Promise<() => void> {
   const path = `${file}.lock`;
-  const start = processStart(process.pid);
-  const mine = start === undefined ? `${process.pid}\n` : `${process.pid} ${start}\n`;
+  const mine = ownerLine(process.pid, processStart(process.pid));
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (err) {
@@ -52,7 +48,7 @@ async function acquire(file: string, timeoutMs: number): Promise<() => void> {
   let delay = 2;
   for (;;) {
     if (tryCreate(path, file, mine)) return () => releaseIfMine(path, mine);
-    const text = readText(path);
+    const text = readLockText(path);
     if (text === undefined) continue; // released meanwhile
     const owner = parseOwner(text);
     if (owner ? !isHolderAlive(owner) : unwrittenTooLong(path)) {
@@ -89,14 +85,7 @@ function tryCreate(path: string, file: string, content: string): boolean {
 
 function releaseIfMine(path: string, content: string): void {
   // After a takeover the file belongs to someone else: only our own lock is removed.
-  if (readText(path) === content) unlinkSync(path);
-}
-
-function isHolderAlive(owner: LockOwner): boolean {
-  if (!isProcessRunning(owner.pid)) return false;
-  if (owner.start === undefined) return true;
-  const start = processStart(owner.pid);
-  return start === undefined || start === owner.start;
+  if (readLockText(path) === content) unlinkSync(path);
 }
 
 function unwrittenTooLong(path: string): boolean {
@@ -105,33 +94,5 @@ function unwrittenTooLong(path: string): boolean {
   } catch (err) {
     if (errnoOf(err) === "ENOENT") return false;
     throw err;
-  }
-}
-
-/** Moves a stale lock aside; if what moved is not the lock judged stale, it is put back (link never replaces). */
-function takeOver(path: string, staleText: string): void {
-  const aside = `${path}.stale-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-  try {
-    renameSync(path, aside);
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return;
-    throw new IonError("io", `cannot replace the stale lock ${path} (${messageOf(err)})`, { cause: err });
-  }
-  if (readText(aside) !== staleText) {
-    try {
-      linkSync(aside, path);
-    } catch (err) {
-      if (errnoOf(err) !== "EEXIST") throw err;
-    }
-  }
-  unlinkSync(aside);
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    if (errnoOf(err) === "ENOENT") return undefined;
-    throw new IonError("io", `cannot read the lock ${path} (${messageOf(err)})`, { cause: err });
   }
 }
