@@ -10,7 +10,8 @@ import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
-import type { FakeResponse, RecordedRequest } from "../support/fake-llm.ts";
+import type { FakeResponse } from "../support/fake-llm.ts";
+import { KeyedReplies } from "../support/keyed-replies.ts";
 import { HAS_TMUX, Terminal } from "../support/tmux.ts";
 import { type ScriptedReply, streamReply } from "../support/wire-scripts.ts";
 
@@ -21,12 +22,8 @@ setDefaultTimeout(30_000);
 const { server, env: serverEnv } = useOpenAIServer("sk-test-chat-comforts-unused");
 const MODEL = "openai/gpt-4o-mini";
 const PROMPT = "> ";
-const queues = new Map<string, FakeResponse[]>();
+const replies = new KeyedReplies(server);
 let rigs = 0;
-
-function keyOf(request: RecordedRequest): string {
-  return (request.headers.authorization ?? "").replace(/^Bearer /, "");
-}
 
 /** A sandbox with its own key; the chat runs in fresh terminals. */
 class Rig {
@@ -35,7 +32,7 @@ class Rig {
   private readonly terms: Terminal[] = [];
 
   constructor() {
-    queues.set(this.key, []);
+    replies.open(this.key);
   }
 
   /** `extra` values of "" remove the variable from the environment. */
@@ -59,16 +56,7 @@ class Rig {
   }
 
   reply(reply: ScriptedReply, extra: Partial<FakeResponse> = {}): void {
-    queues.get(this.key)!.push({ ...streamReply("openai", reply), ...extra });
-    server.enqueue({
-      pathSuffix: "/chat/completions",
-      respond: (request) =>
-        queues.get(keyOf(request))?.shift() ?? {
-          status: 599,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ error: { message: "fake server: nothing queued for this key" } }),
-        },
-    });
+    replies.push(this.key, { ...streamReply("openai", reply), ...extra });
   }
 
   sessionIds(): string[] {
@@ -80,7 +68,7 @@ class Rig {
   [Symbol.dispose](): void {
     // Before the sandbox goes: a terminal's PATH may point into it (tmux is found there).
     for (const term of this.terms) term.close();
-    queues.delete(this.key);
+    replies.close(this.key);
     this.box[Symbol.dispose]();
   }
 }

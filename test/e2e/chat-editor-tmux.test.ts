@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { transcript, useOpenAIServer } from "../support/e2e.ts";
 import type { FakeResponse, RecordedRequest } from "../support/fake-llm.ts";
+import { KeyedReplies, keyOf } from "../support/keyed-replies.ts";
 import { HAS_TMUX, Terminal } from "../support/tmux.ts";
 import { type ScriptedReply, streamReply } from "../support/wire-scripts.ts";
 
@@ -22,17 +23,15 @@ setDefaultTimeout(30_000);
 const { server, env: serverEnv } = useOpenAIServer("sk-test-chat-editor-unused");
 const MODEL = "openai/gpt-4o-mini";
 const STATUS = /openai\/gpt-4o-mini · [^\n]*\d+\.\ds\n/;
-const queues = new Map<string, FakeResponse[]>();
+const replies = new KeyedReplies(server);
 let rigs = 0;
-
-const keyOf = (request: RecordedRequest) => (request.headers.authorization ?? "").replace(/^Bearer /, "");
 
 class Rig {
   readonly box = new Sandbox();
   readonly key = `sk-test-chat-editor-${process.pid}-${++rigs}`;
 
   constructor() {
-    queues.set(this.key, []);
+    replies.open(this.key);
   }
 
   env(): Record<string, string> {
@@ -48,16 +47,7 @@ class Rig {
   }
 
   reply(reply: ScriptedReply, extra: Partial<FakeResponse> = {}): void {
-    queues.get(this.key)!.push({ ...streamReply("openai", reply), ...extra });
-    server.enqueue({
-      pathSuffix: "/chat/completions",
-      respond: (request) =>
-        queues.get(keyOf(request))?.shift() ?? {
-          status: 599,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ error: { message: "fake server: nothing queued for this key" } }),
-        },
-    });
+    replies.push(this.key, { ...streamReply("openai", reply), ...extra });
   }
 
   requests(): RecordedRequest[] {
@@ -82,7 +72,7 @@ class Rig {
   }
 
   [Symbol.dispose](): void {
-    queues.delete(this.key);
+    replies.close(this.key);
     this.box[Symbol.dispose]();
   }
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { textOf, transcript, useOpenAIServer, type WireMessage } from "../support/e2e.ts";
 import { type FakeResponse, FIXTURES, type RecordedRequest } from "../support/fake-llm.ts";
+import { KeyedReplies, keyOf } from "../support/keyed-replies.ts";
 import { HAS_TMUX, processesWith, Terminal } from "../support/tmux.ts";
 import { type ScriptedReply, stallMidStream, streamReply } from "../support/wire-scripts.ts";
 
@@ -25,12 +26,8 @@ const STATUS = /openai\/gpt-4o-mini · \d+% ctx · cost unknown · \d+\.\ds/;
 const PROMPT = "> ";
 
 /** Replies queued per API key: the server's queue holds one router per reply, in any order. */
-const queues = new Map<string, FakeResponse[]>();
+const replies = new KeyedReplies(server);
 let rigs = 0;
-
-function keyOf(request: RecordedRequest): string {
-  return (request.headers.authorization ?? "").replace(/^Bearer /, "");
-}
 
 type Message = WireMessage;
 type Body = { model: string; messages: Message[] };
@@ -50,7 +47,7 @@ class Rig {
   private readonly terms: Terminal[] = [];
 
   constructor() {
-    queues.set(this.key, []);
+    replies.open(this.key);
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
@@ -86,16 +83,7 @@ class Rig {
   }
 
   respond(response: FakeResponse): void {
-    queues.get(this.key)!.push(response);
-    server.enqueue({
-      pathSuffix: "/chat/completions",
-      respond: (request) =>
-        queues.get(keyOf(request))?.shift() ?? {
-          status: 599,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ error: { message: "fake server: nothing queued for this key" } }),
-        },
-    });
+    replies.push(this.key, response);
   }
 
   /** This test's model requests so far. */
@@ -118,7 +106,7 @@ class Rig {
 
   [Symbol.dispose](): void {
     for (const term of this.terms) term.close();
-    queues.delete(this.key);
+    replies.close(this.key);
     this.box[Symbol.dispose]();
   }
 }

@@ -10,7 +10,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
-import type { FakeResponse, RecordedRequest } from "../support/fake-llm.ts";
+import type { FakeResponse } from "../support/fake-llm.ts";
+import { KeyedReplies } from "../support/keyed-replies.ts";
 import { chatChunk, sseFrames } from "../support/stream-helpers.ts";
 import { HAS_TMUX, Terminal } from "../support/tmux.ts";
 import { type ScriptedReply, streamReply } from "../support/wire-scripts.ts";
@@ -23,12 +24,8 @@ const { server, env: serverEnv } = useOpenAIServer("sk-test-terminal-text-tmux-u
 const MODEL = "openai/gpt-4o-mini";
 const ESC = "\x1b";
 const CHOICES = "? [y]es / [n]o / [a]lways ";
-const queues = new Map<string, FakeResponse[]>();
+const replies = new KeyedReplies(server);
 let rigs = 0;
-
-function keyOf(request: RecordedRequest): string {
-  return (request.headers.authorization ?? "").replace(/^Bearer /, "");
-}
 
 /** A sandbox with a model configured, its own key, and ion in a terminal. */
 class Rig {
@@ -36,7 +33,7 @@ class Rig {
   readonly key = `sk-test-terminal-text-tmux-${process.pid}-${++rigs}`;
 
   constructor() {
-    queues.set(this.key, []);
+    replies.open(this.key);
   }
 
   async start(args: string[]): Promise<Terminal> {
@@ -55,20 +52,11 @@ class Rig {
   }
 
   respond(response: FakeResponse): void {
-    queues.get(this.key)!.push(response);
-    server.enqueue({
-      pathSuffix: "/chat/completions",
-      respond: (request) =>
-        queues.get(keyOf(request))?.shift() ?? {
-          status: 599,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ error: { message: "fake server: nothing queued for this key" } }),
-        },
-    });
+    replies.push(this.key, response);
   }
 
   [Symbol.dispose](): void {
-    queues.delete(this.key);
+    replies.close(this.key);
     this.box[Symbol.dispose]();
   }
 }

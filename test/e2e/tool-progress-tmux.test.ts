@@ -10,7 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
-import type { FakeResponse, RecordedRequest } from "../support/fake-llm.ts";
+import { KeyedReplies } from "../support/keyed-replies.ts";
 import { HAS_TMUX, Terminal } from "../support/tmux.ts";
 import { type ScriptedReply, streamReply } from "../support/wire-scripts.ts";
 
@@ -24,12 +24,8 @@ const AUTO_PROMPT = "[auto] > ";
 const ESC = "\x1b";
 const FRAMES = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 const STEPS = "for i in 1 2 3; do echo step-$i; sleep 1; done";
-const queues = new Map<string, FakeResponse[]>();
+const replies = new KeyedReplies(server);
 let rigs = 0;
-
-function keyOf(request: RecordedRequest): string {
-  return (request.headers.authorization ?? "").replace(/^Bearer /, "");
-}
 
 /** A sandbox with a model configured, its own key, and ion in a terminal. */
 class Rig {
@@ -37,7 +33,7 @@ class Rig {
   readonly key = `sk-test-tool-progress-tmux-${process.pid}-${++rigs}`;
 
   constructor() {
-    queues.set(this.key, []);
+    replies.open(this.key);
   }
 
   /** Starts ion; `colour` lets it style its output (the sandbox sets NO_COLOR otherwise). */
@@ -53,16 +49,7 @@ class Rig {
   }
 
   reply(reply: ScriptedReply): void {
-    queues.get(this.key)!.push(streamReply("openai", reply));
-    server.enqueue({
-      pathSuffix: "/chat/completions",
-      respond: (request) =>
-        queues.get(keyOf(request))?.shift() ?? {
-          status: 599,
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ error: { message: "fake server: nothing queued for this key" } }),
-        },
-    });
+    replies.push(this.key, streamReply("openai", reply));
   }
 
   /** Three parallel read_file calls, the second of a file that does not exist. */
@@ -79,7 +66,7 @@ class Rig {
   }
 
   [Symbol.dispose](): void {
-    queues.delete(this.key);
+    replies.close(this.key);
     this.box[Symbol.dispose]();
   }
 }
