@@ -171,3 +171,23 @@ describe("ion sessions search", () => {
     expect(colour.stdout).not.toContain("\x1b[2J");
   });
 });
+
+describe("ion sessions search with a damaged file", () => {
+  test("a corrupt session file is named in one warning and skipped; the others are still searched", async () => {
+    using box = new Sandbox();
+    const good = await makeSession(box, {
+      title: "Fix the parser",
+      entries: [text("user", "why does the parser fail?")],
+      minutesAgo: 5,
+    });
+    const broken = join(box.dataDir, "sessions", "01900000-0000-7000-8000-000000000000.jsonl.zst");
+    await Bun.write(broken, "not zstd at all");
+    const run = await box.run(["sessions", "search", "parser", "--all", "--json"]);
+    expect(run.code).toBe(0);
+    const hits = z.array(Item).parse(JSON.parse(run.stdout));
+    expect(new Set(hits.map((h) => h.id))).toEqual(new Set([good]));
+    const warnings = run.stderr.trim().split("\n");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("01900000-0000-7000-8000-000000000000");
+  });
+});
