@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
+import { messageOf } from "../history/io.ts";
 import type { ResponseSchema } from "../providers/types.ts";
 import { failedResult, type RunResult } from "./events.ts";
 
@@ -23,7 +24,7 @@ export async function loadOutputSchema(value: string, cwd: string): Promise<Outp
     try {
       text = await readFile(path, "utf8");
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = messageOf(err);
       throw new IonError("usage", `--json-schema: cannot read ${value.slice(1)}: ${why}`);
     }
   }
@@ -31,7 +32,7 @@ export async function loadOutputSchema(value: string, cwd: string): Promise<Outp
   try {
     schema = JSON.parse(text);
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = messageOf(err);
     throw new IonError("usage", `--json-schema is not valid JSON: ${why}`, {
       hint: "give the schema inline or as @file",
     });
@@ -75,7 +76,7 @@ function parseAnswer(text: string): { value: unknown } | { problem: string } {
   try {
     return { value: JSON.parse(fenced?.[1] ?? trimmed) };
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = messageOf(err);
     return { problem: trimmed ? `the answer is not valid JSON (${why})` : "the answer is empty" };
   }
 }

@@ -12,6 +12,7 @@
  *   ollamaWindow(configured, model) → number | undefined
  *   ollamaCapabilities(model) → ModelCapabilities
  */
+import { messageOf } from "../history/io.ts";
 import { bodyMessage, clip, oneLine, record } from "./errors.ts";
 import type { ModelCapabilities, ResolvedProvider } from "./types.ts";
 
@@ -102,7 +103,7 @@ async function requestShow(provider: ResolvedProvider, model: string): Promise<S
     // Told to the user as the reason the window is unknown (see unknownWindowNotice).
     if (err instanceof DOMException && err.name === "TimeoutError")
       return { ok: false, reason: `no answer within ${SHOW_TIMEOUT_MS / 1000} s` };
-    return { ok: false, reason: clip(oneLine(err instanceof Error ? err.message : String(err)), 200) };
+    return { ok: false, reason: clip(oneLine(messageOf(err)), 200) };
   }
   let body: unknown;
   try {
