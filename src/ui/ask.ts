@@ -11,6 +11,16 @@ export function terminalPrompt(beforeAsk?: () => void): ApprovalPrompt & { close
   rl.on("close", () => {
     closed = true;
   });
+  /** Answers the question being asked, if any. */
+  let answerPending: ((answer: string) => void) | undefined;
+  // The terminal is in raw mode while this reader is open, so Ctrl+C arrives as a key, not a signal:
+  // readline would only pause. Hand it to the run's SIGINT handling (which cancels the turn), then
+  // let a question being asked go unanswered (no): one Ctrl+C ends the run, as without a terminal.
+  rl.on("SIGINT", () => {
+    if (process.listenerCount("SIGINT") > 0) process.emit("SIGINT", "SIGINT");
+    else process.kill(process.pid, "SIGINT");
+    answerPending?.("");
+  });
   return {
     ...(beforeAsk ? { beforeAsk } : {}),
     show: (preview) => process.stderr.write(`${preview}\n`),
@@ -19,10 +29,12 @@ export function terminalPrompt(beforeAsk?: () => void): ApprovalPrompt & { close
         if (closed) return resolve("");
         const onClose = () => resolve("");
         rl.once("close", onClose);
-        rl.question(question, (answer) => {
+        answerPending = (answer) => {
+          answerPending = undefined;
           rl.off("close", onClose);
           resolve(answer);
-        });
+        };
+        rl.question(question, (answer) => answerPending?.(answer));
       }),
     close: () => rl.close(),
   };

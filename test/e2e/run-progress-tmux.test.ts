@@ -7,6 +7,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
 import { HAS_TMUX, Terminal } from "../support/tmux.ts";
+import { streamReply } from "../support/wire-scripts.ts";
 
 if (!HAS_TMUX) console.warn("run-progress-tmux: tmux is not installed; the terminal tests are skipped");
 afterEach(() => Terminal.closeAll());
@@ -57,5 +58,31 @@ describe.skipIf(!HAS_TMUX)("ion run on a terminal", () => {
     expect(screen).toMatch(/retrying in \d+\.\ds \(1\/3\): rate limited from openai: Rate limit reached/);
     expect(screen).toMatch(/\nretry 2\/3 in \d+\.\ds\nretry 3\/3 in \d+\.\ds\n/);
     expect(screen).toContain("Finally.");
+  });
+
+  test("one Ctrl+C while the answer streams ends the run: interrupted, exit 2", async () => {
+    using box = new Sandbox();
+    server.enqueue({
+      ...streamReply("openai", { text: `${"and more ".repeat(40)}the end` }),
+      chunkDelayMs: 150,
+    });
+    const term = await start(box, ["run", "slow please"]);
+    await term.waitFor("and more", 10_000);
+    await term.sendKeys("C-c");
+    expect(await term.waitForExit(5_000)).toBe(2);
+    const screen = visible(await term.capture());
+    expect(screen).toContain("interrupted");
+    expect(screen).not.toContain("the end");
+  });
+
+  test("Ctrl+C at an approval question ends the run: the tool does not run, exit 2", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { toolCalls: [{ name: "bash", input: { command: "touch ran.txt" } }] });
+    server.enqueueReply("openai", { text: "should not be asked for" });
+    const term = await start(box, ["run", "make a file"]);
+    await term.waitFor("[y]es / [n]o / [a]lways", 10_000);
+    await term.sendKeys("C-c");
+    expect(await term.waitForExit(5_000)).toBe(2);
+    expect(await Bun.file(`${box.workspace}/ran.txt`).exists()).toBe(false);
   });
 });
