@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
 import { messageOf } from "../history/io.ts";
 import type { ResponseSchema } from "../providers/types.ts";
+import { errnoText } from "../util/errno-text.ts";
 import { failedResult, type RunResult } from "./events.ts";
 
 export interface OutputSchema extends ResponseSchema {
@@ -24,8 +25,7 @@ export async function loadOutputSchema(value: string, cwd: string): Promise<Outp
     try {
       text = await readFile(path, "utf8");
     } catch (err) {
-      const why = messageOf(err);
-      throw new IonError("usage", `--json-schema: cannot read ${value.slice(1)}: ${why}`);
+      throw new IonError("usage", `--json-schema: cannot read ${value.slice(1)} (${errnoText(err)})`);
     }
   }
   let schema: unknown;

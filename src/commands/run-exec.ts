@@ -113,6 +113,9 @@ export async function executeRun(
       ? parsePositiveInt("--max-turns", args["max-turns"])
       : DEFAULT_MAX_TURNS;
     const permissions = permissionFlags(args);
+    // A file the answer cannot be written to is refused before anything is sent (and paid for).
+    const lastMessage = args["output-last-message"];
+    if (lastMessage !== undefined) (await import("./run-flags-ci.ts")).checkLastMessageFile(lastMessage);
     const budget = args["max-budget-usd"];
     const maxBudgetUsd =
       budget === undefined ? undefined : (await import("../agent/budget.ts")).parseBudget(budget);

@@ -32,10 +32,32 @@ export function runToolFlags(
   }
   const addDirs = (repeated["add-dir"] ?? []).map((dir) => {
     const absolute = resolve(dir);
-    if (!isDirectory(absolute)) throw new IonError("usage", `--add-dir ${dir}: no such directory`);
+    if (!isDirectory(absolute))
+      throw new IonError(
+        "usage",
+        `--add-dir ${dir}: ${existsAsFile(absolute) ? "not a directory" : "no such directory"}`,
+      );
     return absolute;
   });
   return { toolRules, addDirs };
+}
+
+/** `--output-last-message FILE` where FILE could never be written: a usage error before the run. */
+export function checkLastMessageFile(file: string): void {
+  if (file.trim() === "") throw new IonError("usage", "--output-last-message needs a file name");
+  const path = resolve(file);
+  if (isDirectory(path)) throw new IonError("usage", `--output-last-message ${file}: it is a directory`);
+  if (!isDirectory(dirname(path)))
+    throw new IonError("usage", `--output-last-message ${file}: no such directory ${dirname(path)}`);
+}
+
+function existsAsFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT" || errnoOf(err) === "ENOTDIR") return false;
+    throw err;
+  }
 }
 
 function isDirectory(path: string): boolean {

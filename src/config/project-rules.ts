@@ -118,7 +118,7 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
   if (userOnly !== "")
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
-        `context_window, thinking, providers.<id>.{name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
+        `context_window, thinking, providers.<id>.{type,name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
         `network.idle_timeout_s and chat.notify_after_s; set the rest in ${userFile}`,
     );
   return lines;

@@ -1,5 +1,6 @@
 /** What went wrong with a file, in words where the error code is a common one. */
 const CODE_TEXT: Record<string, string> = {
+  ENOENT: "no such file",
   ENOTDIR: "part of the path is a file, not a directory",
   EACCES: "permission denied",
   EPERM: "operation not permitted",

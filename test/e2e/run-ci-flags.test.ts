@@ -34,17 +34,23 @@ describe("--output-last-message", () => {
     expect(readdirSync(box.workspace).filter((name) => name.includes(".tmp"))).toEqual([]);
   });
 
-  test("a file that cannot be written: the run's output is complete, one error line, exit 1", async () => {
+  test("a file that could never be written is refused before anything is sent: one line, exit 64", async () => {
     using box = new Sandbox();
-    server.enqueueReply("openai", { text: "kept on stdout" });
-    const run = await box.run(
-      ["run", ...MODEL, "-o", "json", "--output-last-message", "no/such/dir/out.txt", "hi"],
-      { env },
-    );
-    expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: "success", result: "kept on stdout" });
-    expect(run.stderr).toStartWith("ion: --output-last-message: cannot write no/such/dir/out.txt (");
-    expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+    const before = server.requests.length;
+    for (const [file, why] of [
+      ["no/such/dir/out.txt", "no such directory"],
+      [".", "it is a directory"],
+      ["", "needs a file name"],
+    ]) {
+      const run = await box.run(["run", ...MODEL, "-o", "json", "--output-last-message", file!, "hi"], {
+        env,
+      });
+      expect(run.code).toBe(64);
+      expect(run.stderr).toStartWith("ion: --output-last-message");
+      expect(run.stderr).toContain(why!);
+      expect(run.stderr.trimEnd().split("\n").length).toBeLessThanOrEqual(2);
+    }
+    expect(server.requests.length).toBe(before);
   });
 
   test("replaces a previous run's file, even when the answer is empty", async () => {
@@ -153,5 +159,9 @@ describe("--add-dir", () => {
     const missing = await box.run(["run", ...MODEL, "--add-dir", "nope", "x"], { env });
     expect(missing.code).toBe(64);
     expect(missing.stderr).toStartWith("ion: --add-dir nope: no such directory");
+    writeFileSync(join(box.workspace, "a-file"), "x");
+    const file = await box.run(["run", ...MODEL, "--add-dir", "a-file", "x"], { env });
+    expect(file.code).toBe(64);
+    expect(file.stderr).toStartWith("ion: --add-dir a-file: not a directory");
   });
 });

@@ -137,7 +137,7 @@ describe("--json-schema", () => {
   test.each([
     ["{not json", "not valid JSON"],
     ["[1]", "must be a JSON Schema object"],
-    ["@missing.json", "cannot read missing.json"],
+    ["@missing.json", "cannot read missing.json (no such file, ENOENT)"],
   ])("a bad schema %s is a usage error before any request", async (schema, said) => {
     using box = new Sandbox();
     const from = server.requests.length;
