@@ -27,8 +27,9 @@ export async function resolveFallback(
     fallback = await resolveTarget(loaded, spec, env, true);
   } catch (err) {
     if (!(err instanceof IonError)) throw err;
+    // The hint is written for -m and config; the fix here is the flag's own value.
     throw new IonError("usage", `--fallback-model: ${err.message}`, {
-      ...(err.hint ? { hint: err.hint } : {}),
+      hint: "give it as provider/model, e.g. --fallback-model openai/gpt-4o-mini (`ion models` lists them)",
       cause: err,
     });
   }

@@ -184,12 +184,14 @@ describe("--fallback-model", () => {
   test.each([
     ["openai/gpt-4o", "must differ from the model"],
     ["nosuchprovider/x", "--fallback-model: "],
+    ["nonsense", "--fallback-model: "],
   ])("--fallback-model %s is a usage error before any request", async (fallback, said) => {
     using box = new Sandbox();
     const from = server.requests.length;
     const run = await box.run(["run", "-m", "openai/gpt-4o", "--fallback-model", fallback, "hi"], { env });
     expect(run.code).toBe(64);
     expect(run.stderr).toContain(said);
+    expect(run.stderr).not.toContain("ion config set model");
     expect(chatRequests(from)).toHaveLength(0);
   });
 });
