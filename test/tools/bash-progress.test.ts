@@ -28,17 +28,27 @@ describe("OutputTail", () => {
   });
 
   test("at most one report per interval, the newest line last; none after close", async () => {
+    // Timing-independent: each step waits on what was reported and when, never on a fixed sleep
+    // that a loaded machine could overrun.
+    const interval = 40;
     const seen: string[] = [];
-    const tail = new OutputTail((update) => seen.push(update.output_tail ?? ""), 40);
+    let lastReportAt = 0;
+    const tail = new OutputTail((update) => {
+      seen.push(update.output_tail ?? "");
+      lastReportAt = Date.now();
+    }, interval);
     const out = tail.stream();
     for (let i = 1; i <= 50; i++) out(encode(`line-${i}\n`));
     expect(seen).toEqual(["line-1"]);
-    await Bun.sleep(80);
+    const deadline = Date.now() + 5000;
+    while (seen.length < 2 && Date.now() < deadline) await Bun.sleep(5);
     expect(seen).toEqual(["line-1", "line-50"]);
+    while (Date.now() <= lastReportAt + interval) await Bun.sleep(5);
     out(encode("reported at once\n"));
+    expect(seen).toEqual(["line-1", "line-50", "reported at once"]);
     out(encode("within the interval\n"));
     tail.close();
-    await Bun.sleep(80);
+    await Bun.sleep(interval * 2);
     expect(seen).toEqual(["line-1", "line-50", "reported at once"]);
   });
 });
