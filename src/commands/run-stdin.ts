@@ -1,4 +1,4 @@
-import { fstatSync, statSync } from "node:fs";
+import { fstatSync, readFileSync, statSync } from "node:fs";
 import { IonError } from "../errors.ts";
 import { compactNumber } from "../util/numbers.ts";
 
@@ -79,13 +79,16 @@ export async function readStdinBounded(
   if (signal.aborted) throw interrupted();
   const limit = stdinLimit(target.contextWindow);
   log?.(`stdin: reading, up to ${sizeText(limit)}`);
-  // A file or /dev/null cannot block or grow: read it in one native call (a stream costs ~2 MB and
-  // a few ms); a file over the limit is refused unread. Pipes, FIFOs and devices are streamed.
-  const whole = finiteSize();
-  if (whole !== undefined) {
-    if (whole > limit) throw tooLarge(limit, target);
+  // /dev/null holds nothing; a file cannot block: it is read in one synchronous call (a stream
+  // costs ~2 MB and a few ms, Bun.stdin.bytes() ~1 ms), and one over the limit is refused unread.
+  // Pipes, FIFOs and devices are streamed.
+  const kind = stdinKind();
+  if (kind.type === "null") return new Uint8Array(0);
+  if (kind.type === "file") {
+    if (kind.size > limit) throw tooLarge(limit, target);
     try {
-      return await Bun.stdin.bytes();
+      // Read to the end, not to the size: /proc files say 0 bytes and still hold text.
+      return readFileSync(0);
     } catch (err) {
       throw unreadable(err);
     }
@@ -118,17 +121,19 @@ export async function readStdinBounded(
   return Buffer.concat(chunks, total);
 }
 
-/** Stdin's size when it is a regular file or /dev/null; undefined for anything that may block or never end. */
-function finiteSize(): number | undefined {
+type StdinKind = { type: "null" } | { type: "file"; size: number } | { type: "stream" };
+
+/** /dev/null, a regular file (with its size), or anything that may block or never end. */
+function stdinKind(): StdinKind {
   try {
     const stdin = fstatSync(0);
-    if (stdin.isFile()) return stdin.size;
-    if (stdin.isCharacterDevice() && stdin.rdev === statSync("/dev/null").rdev) return 0;
+    if (stdin.isFile()) return { type: "file", size: stdin.size };
+    if (stdin.isCharacterDevice() && stdin.rdev === statSync("/dev/null").rdev) return { type: "null" };
   } catch (err) {
     // No fstat (a closed fd 0, an odd platform): the stream reader says what is wrong, if anything.
     if (!(err instanceof Error)) throw err;
   }
-  return undefined;
+  return { type: "stream" };
 }
 
 /** The reader `buildUserContent` calls, bound to this run's session, cancel signal and `-v` log. */

@@ -166,4 +166,31 @@ describe("stdin that is a file", () => {
     expect(err).toMatch(/^ion: stdin holds more than .* openai\/gpt-4o-mini takes 20k/);
     expect(server.requests.length).toBe(before);
   });
+
+  test("a file that says 0 bytes and still holds text (/proc) is read to its end; /dev/null is no input", async () => {
+    using box = await configured(20_000);
+    server.enqueueReply("openai", { text: "noted" });
+    const proc = Bun.spawn([...ionCommand(), "run", "-o", "json", "summarise this"], {
+      cwd: box.workspace,
+      env: box.env(env),
+      stdin: Bun.file("/proc/self/status"),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as { result: string }).result).toBe("noted");
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain("VmRSS");
+
+    const nothing = Bun.spawn([...ionCommand(), "run", "-o", "json"], {
+      cwd: box.workspace,
+      env: box.env(env),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [err, nothingCode] = await Promise.all([new Response(nothing.stderr).text(), nothing.exited]);
+    expect(nothingCode).toBe(64);
+    expect(err).toStartWith("ion: no prompt");
+  });
 });
