@@ -8,7 +8,7 @@ import type {
   Usage,
   UserMessage,
 } from "../providers/types.ts";
-import type { ToolDisplay } from "../tools/types.ts";
+import type { ToolMetadata } from "../tools/types.ts";
 import { redactText } from "../util/secrets.ts";
 
 /**
@@ -95,7 +95,7 @@ export interface RunResult {
   structured_output?: unknown;
 }
 
-export type AgentEvent =
+type UnmarkedEvent =
   | {
       type: "init";
       session_id: string;
@@ -137,8 +137,8 @@ export type AgentEvent =
       is_error: boolean;
       content: string;
       duration_ms: number;
-      /** For the terminal: an edit's diff, a command's exit status. */
-      display?: ToolDisplay;
+      /** For front ends: an edit's diff, a command's exit status, a title. */
+      metadata?: ToolMetadata;
     }
   /** The results of one tool batch, sent back to the model as a user message. */
   | { type: "tool_results"; message: UserMessage }
@@ -166,6 +166,14 @@ export type AgentEvent =
       method: "summary" | "dropped";
     }
   | { type: "result"; result: RunResult };
+
+/**
+ * Every event a front end gets. All but `result` may be a child agent's (a subagent run by a tool
+ * call): then `parent_tool_use_id` is that call's id, as Claude Code's stream-json marks a subagent's lines.
+ */
+export type AgentEvent =
+  | (Exclude<UnmarkedEvent, { type: "result" }> & { parent_tool_use_id?: string })
+  | Extract<UnmarkedEvent, { type: "result" }>;
 
 /** The kind a failure has when its maker named none: what its subtype says. */
 function defaultKind(subtype: ResultSubtype): ErrorKind {

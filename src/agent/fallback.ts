@@ -7,7 +7,7 @@
 import { IonError } from "../errors.ts";
 import type { ProviderError, StreamEvent, StreamFn, StreamRequest, Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
-import type { ModelUsageEntry, RunResult } from "./events.ts";
+import type { RunResult } from "./events.ts";
 import { type ModelTarget, resolveTarget } from "./session-setup.ts";
 
 const label = (target: ModelTarget) => `${target.provider.id}/${target.model}`;
@@ -115,10 +115,14 @@ export class ModelFallback {
     }
   }
 
-  /** After a fallback the result names the model that answered, and `modelUsage` both. */
+  /**
+   * After a fallback the result names the model that answered, and `modelUsage` both. Its cost is the
+   * loop's: already priced with `price`, each model's usage at its own price (child agents' included).
+   */
   finish(result: RunResult): RunResult {
     if (!this.switched) return result;
-    const modelUsage: Record<string, ModelUsageEntry> = {};
+    // The loop's own entry is replaced by one per model; a child agent's entries stay.
+    const { [this.primary.model]: _own, ...modelUsage } = result.modelUsage;
     for (const target of [this.primary, this.fallback]) {
       const used = this.spent.get(target) ?? emptyUsage();
       // Keyed by model id as Claude Code does, unless both providers use the same id.
@@ -139,7 +143,6 @@ export class ModelFallback {
       ...result,
       provider: this.fallback.provider.id,
       model: this.fallback.model,
-      total_cost_usd: this.price(emptyUsage()),
       modelUsage,
     };
   }

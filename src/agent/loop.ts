@@ -15,8 +15,10 @@ import type {
   Usage,
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
-import type { AgentTool, ApproveFn, ToolOutcome } from "../tools/types.ts";
+import { currentTools, type ToolSource } from "../tools/registry.ts";
+import type { ApproveFn, ToolOutcome } from "../tools/types.ts";
 import { overBudget } from "./budget.ts";
+import { ChildSpending } from "./child-usage.ts";
 import { boundaryEvent, compactMessages } from "./compact.ts";
 import {
   type AgentEvent,
@@ -41,7 +43,8 @@ export interface AgentInput {
   thinking: ThinkingLevel;
   /** What the model catalogue knows of the model, passed to the wire (per-model rules). */
   modelInfo?: ModelCapabilities;
-  tools: AgentTool[];
+  /** The tools offered: a fixed list, or the session's registry asked before every request. */
+  tools: ToolSource;
   permissionMode: "read" | "ask" | "auto";
   /** Directories outside cwd that file tools may reach (config `workspace.allow`). */
   workspaceAllow?: string[];
@@ -133,7 +136,7 @@ async function* runStep(
       model: input.model,
       system: input.system,
       messages,
-      tools: input.tools.map((t) => t.spec),
+      tools: currentTools(input.tools).map((t) => t.spec),
       thinking: input.thinking,
       ...(input.modelInfo ? { modelInfo: input.modelInfo } : {}),
       ...(input.responseSchema ? { responseSchema: input.responseSchema } : {}),
@@ -268,7 +271,9 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
   let lastStop: StopReason | null = null;
   let subtype: ResultSubtype = "success";
   let failure: { kind: ErrorKind; status: number | undefined } | undefined;
-  const toolSpecs = input.tools.map((t) => t.spec);
+  const toolSpecs = () => currentTools(input.tools).map((t) => t.spec);
+  /** What child agents (run by tool calls) reported spending: part of the result and the budget. */
+  const children = new ChildSpending();
   /** Usage of the last completed request, and the view's length right after its answer was appended. */
   let lastUsage: Usage | undefined;
   let usageAt = 0;
@@ -276,7 +281,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     contextEstimate(lastUsage, messages.slice(usageAt), {
       messages,
       system: input.system,
-      tools: toolSpecs,
+      tools: toolSpecs(),
     });
 
   /**
@@ -301,7 +306,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       signal: input.signal,
       window: input.contextWindow,
       trigger,
-      tools: toolSpecs,
+      tools: toolSpecs(),
       tokensBefore: estimate(),
       ...(deps.log ? { log: deps.log } : {}),
     });
@@ -331,7 +336,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     cwd: input.cwd,
     provider: input.provider.id,
     model: input.model,
-    tools: input.tools.map((t) => t.spec.name),
+    tools: currentTools(input.tools).map((t) => t.spec.name),
     mcp_servers: [],
     skills: input.skills ?? [],
     permission_mode: input.permissionMode,
@@ -397,7 +402,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
 
     const calls = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
     // Checked only when another request would follow: an answer already given stays a success.
-    const spentTooMuch = () => overBudget(input.price?.(usage) ?? null, input.maxBudgetUsd);
+    const spentTooMuch = () => overBudget(children.plus(input.price?.(usage) ?? null), input.maxBudgetUsd);
     if (calls.length === 0) {
       const more = await deps.beforeStop?.(finalText);
       if (more === undefined || input.signal.aborted) break;
@@ -420,14 +425,21 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       break;
     }
 
-    const results: ToolResultBlock[] = yield* runToolBatch(calls, input, deps, denials, step.parseErrors);
+    const results: ToolResultBlock[] = yield* runToolBatch(
+      calls,
+      input,
+      deps,
+      denials,
+      step.parseErrors,
+      children,
+    );
     const resultMessage: Message = { role: "user", content: results };
     messages.push(resultMessage);
     yield { type: "tool_results", message: resultMessage };
   }
 
   const cost = input.price ? input.price(usage) : null;
-  const result = buildResult({
+  const own = buildResult({
     subtype,
     result: finalText,
     session_id: input.sessionId,
@@ -457,5 +469,6 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
       },
     },
   });
-  yield { type: "result", result };
+  // What child agents spent, on top of the run's own (the same result when they reported nothing).
+  yield { type: "result", result: children.addTo(own) };
 }

@@ -17,6 +17,7 @@ import type {
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { Skill } from "../skills/types.ts";
+import { ToolRegistry } from "../tools/registry.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
 import { checkBudgetPriced } from "./budget.ts";
 import { Conversation } from "./conversation.ts";
@@ -128,7 +129,8 @@ export class AgentSession {
   private fileModel: { provider: string; model: string } | undefined;
   private sessionId: string;
   private lastUsage: Usage | undefined;
-  private readonly builtins: AgentTool[];
+  /** The session's tools, asked before every request; closed with the session. */
+  readonly registry: ToolRegistry;
   private readonly prompt: SessionPrompt;
   readonly totals: SessionTotals = {
     usage: emptyUsage(),
@@ -170,7 +172,7 @@ export class AgentSession {
     this.preamble = options.appendSystem
       ? [preamble, options.appendSystem].filter(Boolean).join("\n\n")
       : preamble;
-    this.builtins = parts.builtins;
+    this.registry = new ToolRegistry(parts.builtins);
     this.prompt = parts.prompt;
   }
 
@@ -272,7 +274,8 @@ export class AgentSession {
   tools(): AgentTool[] {
     if (this.options.noTools) return [];
     const denied = [...(this.options.toolRules?.deny ?? [])];
-    return offeredTools(this.builtins, this.mode, [...(this.config.tools?.disabled ?? []), ...denied]);
+    const disabled = [...(this.config.tools?.disabled ?? []), ...denied];
+    return offeredTools(this.registry.offered(), this.mode, disabled);
   }
 
   /**
@@ -391,7 +394,7 @@ export class AgentSession {
         compactThreshold: this.config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
         thinking: this.thinking,
         ...(this.target.facts.capabilities ? { modelInfo: this.target.facts.capabilities } : {}),
-        tools: this.tools(),
+        tools: () => this.tools(),
         permissionMode: this.mode,
         workspaceAllow: [...(this.config.workspace?.allow ?? []), ...(this.options.addDirs ?? [])],
         maxTurns: this.options.maxTurns,
@@ -402,7 +405,9 @@ export class AgentSession {
       this.deps(fallback?.stream, schemaCheck?.beforeStop),
     );
     for await (const event of events) {
-      if (!saveFailure) {
+      // A child agent's events (a subagent run by a tool call) are shown, never part of this conversation.
+      const child = event.type !== "result" && event.parent_tool_use_id !== undefined;
+      if (!saveFailure && !child) {
         try {
           // Saved before it is shown: a step the user sees as complete is already on disk.
           await this.conversation.record(event);
@@ -425,8 +430,8 @@ export class AgentSession {
         this.noticesTold.add(event.text);
         continue;
       }
-      if (event.type === "assistant") this.lastUsage = event.usage;
-      if (event.type === "compact_boundary") this.lastUsage = undefined;
+      if (event.type === "assistant" && !child) this.lastUsage = event.usage;
+      if (event.type === "compact_boundary" && !child) this.lastUsage = undefined;
       yield event;
     }
   }
@@ -523,9 +528,16 @@ export class AgentSession {
     return this.store.list(onlyHere ? { cwd: this.options.cwd } : {});
   }
 
-  /** Releases the session file's lock. */
-  close(): Promise<void> {
-    return this.conversation.close();
+  /** Releases the session file's lock and closes the tools (a tool that fails to close is told, not thrown). */
+  async close(): Promise<void> {
+    try {
+      await this.conversation.close();
+    } finally {
+      for (const { name, error } of await this.registry.close())
+        this.options.notice(
+          `warning: the tool ${name} did not close: ${error instanceof Error ? error.message : String(error)}`,
+        );
+    }
   }
 
   /** `stream` and `beforeStop` of this turn: the fallback's stream, the schema check. */

@@ -1,5 +1,8 @@
 import type { ToolResultBlock, ToolUseBlock } from "../providers/types.ts";
-import type { AgentTool, ToolOutcome, ToolUpdate } from "../tools/types.ts";
+import { currentTools } from "../tools/registry.ts";
+import { type AgentTool, isReadOnly, type ToolOutcome } from "../tools/types.ts";
+import { CallEvents } from "./call-events.ts";
+import { ChildSpending } from "./child-usage.ts";
 import type { AgentEvent, PermissionDenial } from "./events.ts";
 import type { AgentDeps, AgentInput } from "./loop.ts";
 import { createAuthorizer } from "./permissions.ts";
@@ -10,78 +13,16 @@ type Decision =
 
 const NOT_RUN: ToolOutcome = { content: "not run: the run was interrupted", is_error: true };
 
-type ProgressEvent = Extract<AgentEvent, { type: "tool_progress" }>;
-
-/**
- * Progress reported by running tools, handed to the event stream while the batch waits for them. Only
- * the latest report of each call is kept: a slow consumer sees the newest line, never a backlog.
- */
-class ProgressQueue {
-  private readonly pending = new Map<string, ProgressEvent>();
-  /** Calls whose tool returned: a late report from one of them is not shown. */
-  private readonly ended = new Set<string>();
-  private wake: (() => void) | undefined;
-
-  constructor(private readonly now: () => number) {}
-
-  /** The `onUpdate` callback for one call's tool context. */
-  reporter(call: ToolUseBlock, started: number): (update: ToolUpdate) => void {
-    return (update) => {
-      if (this.ended.has(call.id)) return;
-      this.pending.delete(call.id);
-      this.pending.set(call.id, {
-        type: "tool_progress",
-        id: call.id,
-        name: call.name,
-        elapsed_ms: this.now() - started,
-        ...(update.output_tail === undefined ? {} : { output_tail: update.output_tail }),
-      });
-      this.wake?.();
-    };
-  }
-
-  end(id: string): void {
-    this.ended.add(id);
-    this.pending.delete(id);
-  }
-
-  /** Yields progress while `work` runs, then returns its value (progress reported after it is dropped). */
-  async *during<T>(work: Promise<T>): AsyncGenerator<AgentEvent, T> {
-    // Only to know when it settled; its rejection is taken by the `await work` below.
-    const settled = work.then(
-      () => true,
-      () => true,
-    );
-    for (;;) {
-      // A report may come while the reader holds an event: take again until none is waiting.
-      while (this.pending.size > 0) yield* this.take();
-      const woken = new Promise<boolean>((resolve) => {
-        this.wake = () => resolve(false);
-      });
-      const done = await Promise.race([settled, woken]);
-      this.wake = undefined;
-      if (done) break;
-    }
-    this.pending.clear();
-    return await work;
-  }
-
-  private take(): ProgressEvent[] {
-    const events = [...this.pending.values()];
-    this.pending.clear();
-    return events;
-  }
-}
-
 async function decide(
   call: ToolUseBlock,
+  tools: readonly AgentTool[],
   input: AgentInput,
   deps: AgentDeps,
   parseError: string | undefined,
 ): Promise<Decision> {
-  const tool = input.tools.find((t) => t.spec.name === call.name);
+  const tool = tools.find((t) => t.spec.name === call.name);
   if (!tool) {
-    const known = input.tools.map((t) => t.spec.name).join(", ") || "none";
+    const known = tools.map((t) => t.spec.name).join(", ") || "none";
     return {
       run: false,
       denied: false,
@@ -101,14 +42,21 @@ async function decide(
     id: call.id,
     name: call.name,
     input: call.input,
-    readOnly: tool.readOnly,
+    readOnly: isReadOnly(tool, call.input),
   });
   if (verdict.allow) return { run: true, tool, input: verdict.input ?? call.input };
   return {
     run: false,
     denied: true,
-    outcome: { content: verdict.reason, is_error: true, display: { denied: true } },
+    outcome: { content: verdict.reason, is_error: true, metadata: { denied: true } },
   };
+}
+
+/** How a running call reaches the run: its progress, its child agent's events and spending. */
+interface CallChannels {
+  events: CallEvents;
+  spending: ChildSpending;
+  started: number;
 }
 
 async function execute(
@@ -116,14 +64,18 @@ async function execute(
   call: ToolUseBlock,
   args: Record<string, unknown>,
   input: AgentInput,
-  onUpdate: ((update: ToolUpdate) => void) | undefined,
+  channels: CallChannels,
 ): Promise<ToolOutcome> {
   try {
     return await tool.execute(args, {
       cwd: input.cwd,
       allow: input.workspaceAllow ?? [],
       signal: input.signal,
-      ...(onUpdate ? { onUpdate } : {}),
+      callId: call.id,
+      sessionId: input.sessionId,
+      onUpdate: channels.events.reporter(call, channels.started),
+      emit: channels.events.emitter(call),
+      reportUsage: (usage, costUSD, model) => channels.spending.report(usage, costUSD, model),
     });
   } catch (err) {
     // A tool that throws is a bug in the tool, but the model still gets an answer it can act on.
@@ -140,10 +92,10 @@ async function settle(
   call: ToolUseBlock,
   input: AgentInput,
   deps: AgentDeps,
-  onUpdate?: (update: ToolUpdate) => void,
+  channels: CallChannels,
 ): Promise<ToolOutcome> {
   const outcome = decision.run
-    ? await execute(decision.tool, call, decision.input, input, onUpdate)
+    ? await execute(decision.tool, call, decision.input, input, channels)
     : decision.outcome;
   return deps.afterTool ? deps.afterTool(call, outcome) : outcome;
 }
@@ -151,8 +103,10 @@ async function settle(
 /**
  * Runs one step's tool calls: concurrently when every call is read-only, otherwise in order.
  * Returns results in call order with their call ids. Every call gets a `tool_start` and a `tool_end`,
- * and between them the `tool_progress` its tool reports while it runs.
+ * and between them the `tool_progress` its tool reports while it runs and the events of a child agent
+ * it runs. The tools are those offered now (a tool removed since the request is unknown).
  * `parseErrors` holds the calls whose arguments did not parse (by id): they are answered, not run.
+ * `spending` collects what child agents report spending.
  */
 export async function* runToolBatch(
   calls: ToolUseBlock[],
@@ -160,11 +114,17 @@ export async function* runToolBatch(
   deps: AgentDeps,
   denials: PermissionDenial[],
   parseErrors: ReadonlyMap<string, string> = new Map(),
+  spending: ChildSpending = new ChildSpending(),
 ): AsyncGenerator<AgentEvent, ToolResultBlock[]> {
   const now = deps.now ?? Date.now;
   const results: ToolResultBlock[] = [];
-  const allReadOnly = calls.every((c) => input.tools.find((t) => t.spec.name === c.name)?.readOnly === true);
-  const progress = new ProgressQueue(now);
+  const tools = currentTools(input.tools);
+  const allReadOnly = calls.every((c) => {
+    const tool = tools.find((t) => t.spec.name === c.name);
+    return tool !== undefined && isReadOnly(tool, c.input);
+  });
+  const reported = new CallEvents(now);
+  const channels = (started: number): CallChannels => ({ events: reported, spending, started });
 
   const finish = (call: ToolUseBlock, outcome: ToolOutcome, durationMs: number): AgentEvent => {
     results.push({
@@ -180,22 +140,22 @@ export async function* runToolBatch(
       is_error: outcome.is_error,
       content: outcome.content,
       duration_ms: durationMs,
-      ...(outcome.display ? { display: outcome.display } : {}),
+      ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
     };
   };
 
   if (allReadOnly) {
     for (const call of calls) yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
-    const outcomes = yield* progress.during(
+    const outcomes = yield* reported.during(
       Promise.all(
         calls.map(async (call) => {
           const started = now();
           if (input.signal.aborted) return { outcome: NOT_RUN, durationMs: 0 };
-          const decision = await decide(call, input, deps, parseErrors.get(call.id));
+          const decision = await decide(call, tools, input, deps, parseErrors.get(call.id));
           if (!decision.run && decision.denied)
             denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
-          const outcome = await settle(decision, call, input, deps, progress.reporter(call, started));
-          progress.end(call.id);
+          const outcome = await settle(decision, call, input, deps, channels(started));
+          reported.end(call.id);
           return { outcome, durationMs: now() - started };
         }),
       ),
@@ -211,16 +171,14 @@ export async function* runToolBatch(
       yield finish(call, NOT_RUN, 0);
       continue;
     }
-    const decision = await decide(call, input, deps, parseErrors.get(call.id));
+    const decision = await decide(call, tools, input, deps, parseErrors.get(call.id));
     if (!decision.run && decision.denied)
       denials.push({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input });
     yield { type: "tool_start", id: call.id, name: call.name, input: call.input };
     // Timed from after the approval question: the duration is the tool's, not the user's.
     const started = now();
-    const outcome = yield* progress.during(
-      settle(decision, call, input, deps, progress.reporter(call, started)),
-    );
-    progress.end(call.id);
+    const outcome = yield* reported.during(settle(decision, call, input, deps, channels(started)));
+    reported.end(call.id);
     yield finish(call, outcome, now() - started);
   }
   return results;

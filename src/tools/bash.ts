@@ -270,7 +270,7 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
   const signal = proc.signalCode === null ? undefined : String(proc.signalCode);
   return {
     is_error: stop !== undefined || exitCode !== 0,
-    display: {
+    metadata: {
       exitCode,
       ...(stop === "timeout" ? { stopped: { reason: "timeout", after_ms: timeoutMs } } : {}),
       ...(stop === "cancel" ? { stopped: { reason: "cancel" } } : {}),

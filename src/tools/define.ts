@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AgentTool, ToolContext, ToolOutcome } from "./types.ts";
+import type { AgentTool, ReadOnlyRule, ToolContext, ToolOutcome } from "./types.ts";
 
 /**
  * Thrown by a tool for a problem the model can fix (missing file, ambiguous edit, path outside the
@@ -14,7 +14,7 @@ export interface ToolDefinition<Schema extends z.ZodObject> {
   /** An operating manual for the model: what the tool does, when to use it, its limits. */
   description: string;
   schema: Schema;
-  readOnly: boolean;
+  readOnly: ReadOnlyRule;
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutcome | string>;
 }
 

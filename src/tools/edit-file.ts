@@ -125,7 +125,7 @@ export const editFileTool = defineTool({
     return {
       content: `Edited ${shown} (replaced ${replaced})\n${truncateHead(diff, MAX_DIFF_CHARS)}`,
       is_error: false,
-      display: { diff: truncateHead(diff, MAX_DIFF_CHARS) },
+      metadata: { diff: truncateHead(diff, MAX_DIFF_CHARS) },
     };
   },
 });

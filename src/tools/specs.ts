@@ -24,6 +24,9 @@ export interface ToolEntry {
 
 function entry(tool: AgentTool): ToolEntry {
   const { name, description, input_schema } = tool.spec;
+  // Inlined as data at build time: a per-call rule (a function) could not be.
+  if (typeof tool.readOnly !== "boolean")
+    throw new Error(`built-in tool ${name}: readOnly must be a boolean`);
   return { spec: { name, description, input_schema }, readOnly: tool.readOnly };
 }
 

@@ -6,7 +6,7 @@ import type { Writer } from "./renderer.ts";
 import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import type { Style } from "./style.ts";
 import { formatTokens } from "./text.ts";
-import { STATUS_MS, ToolActivity } from "./tool-lines.ts";
+import { hiddenChildEvent, STATUS_MS, ToolActivity } from "./tool-lines.ts";
 
 /**
  * The chat's view of a turn: the same AgentEvents `run -o text` consumes, written into the terminal's
@@ -87,6 +87,7 @@ export class ChatRenderer {
 
   async onEvent(event: AgentEvent): Promise<void> {
     const { style } = this.options;
+    if (hiddenChildEvent(event)) return;
     switch (event.type) {
       case "init":
         this.spinner?.start();
@@ -120,8 +121,10 @@ export class ChatRenderer {
         // Parallel calls end while the status line is up: take it down before each result line.
         this.spinner?.stop();
         this.line(this.tools.end(event, this.columns()));
-        if (event.display?.diff && !event.is_error)
-          this.line(colorDiff(safeForTerminal(event.display.diff).trimEnd(), style).replace(/^/gm, "    "));
+        if (event.metadata?.diff && !event.is_error) {
+          const indent = event.parent_tool_use_id === undefined ? "    " : "      ";
+          this.line(colorDiff(safeForTerminal(event.metadata.diff).trimEnd(), style).replace(/^/gm, indent));
+        }
         if (this.tools.active)
           this.spinner?.start(this.tools.statusLine, STATUS_MS, this.tools.statusDelay());
         else this.spinner?.start(IDLE_LABEL);

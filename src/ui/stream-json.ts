@@ -204,10 +204,19 @@ class PartialStream {
   }
 }
 
-/** `-o stream-json`: JSON Lines in the order of SPEC §6, the result always last. */
+/**
+ * `-o stream-json`: JSON Lines in the order of SPEC §6, the result always last.
+ *
+ * A child agent's events (a subagent run by a tool call) come out as Claude Code prints a subagent's:
+ * its assistant, user and stream_event lines carry `parent_tool_use_id` (the call's id) and the
+ * session's own `session_id`. Its `init` is not printed — a consumer takes the one system/init line as
+ * the session's — but names the model on its assistant lines; its compactions stay its own.
+ */
 export function streamJsonRenderer(options: RenderOptions): Renderer {
   let sessionId = "";
   let model = "";
+  /** The model of each child agent, by its parent call's id (from the child's init). */
+  const childModels = new Map<string, string>();
   const write = (line: Record<string, unknown>) =>
     options.stdout.write(
       // A result's own session_id wins, null included (a failure that saved nothing).
@@ -217,15 +226,30 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
         session_id: "session_id" in line ? line.session_id : sessionId,
       }),
     );
-  const top = { parent_tool_use_id: null };
-  const partial = new PartialStream(
-    () => model,
-    (event) => {
-      if (options.partial) write({ type: "stream_event", event, ...top });
-    },
-  );
+  /** One partial stream per agent: a child's steps run while its parent's call waits. */
+  const partials = new Map<string | null, PartialStream>();
+  const partialOf = (parent: string | null): PartialStream => {
+    let partial = partials.get(parent);
+    if (!partial) {
+      partial = new PartialStream(
+        () => (parent === null ? model : (childModels.get(parent) ?? model)),
+        (event) => {
+          if (options.partial) write({ type: "stream_event", event, parent_tool_use_id: parent });
+        },
+      );
+      partials.set(parent, partial);
+    }
+    return partial;
+  };
 
   const handle = (event: AgentEvent) => {
+    const parent = event.type === "result" ? null : (event.parent_tool_use_id ?? null);
+    const top = { parent_tool_use_id: parent };
+    const partial = partialOf(parent);
+    if (parent !== null && event.type === "init") {
+      childModels.set(parent, event.model);
+      return;
+    }
     switch (event.type) {
       case "init": {
         sessionId = event.session_id;
@@ -269,7 +293,7 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
             id: partial.id,
             type: "message",
             role: "assistant",
-            model,
+            model: parent === null ? model : (childModels.get(parent) ?? model),
             // Thinking keeps its signature: a consumer replaying the conversation to Anthropic needs it.
             content: event.message.content.map(claudeBlock),
             stop_reason: event.stop_reason,
@@ -296,9 +320,11 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
           error_status: event.error.status ?? null,
           error: RETRY_ERROR[event.error.kind],
           error_message: event.error.message,
+          ...(parent === null ? {} : top),
         });
         return;
       case "compact_boundary":
+        if (parent !== null) return;
         // The summary stays out of stdout: it is model-written context, not output (the session keeps it).
         write({
           type: "system",

@@ -4,7 +4,7 @@ import { costText, RetryNotes } from "./progress-notes.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
 import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
-import { STATUS_MS, ToolActivity } from "./tool-lines.ts";
+import { hiddenChildEvent, STATUS_MS, ToolActivity } from "./tool-lines.ts";
 
 export { summarizeInput } from "./tool-lines.ts";
 
@@ -66,6 +66,7 @@ export function textRenderer(options: RenderOptions): Renderer {
   };
 
   const handle = (event: AgentEvent) => {
+    if (hiddenChildEvent(event)) return;
     switch (event.type) {
       case "init":
         contextWindow = event.context_window;

@@ -16,6 +16,28 @@ export const STATUS_DELAY_MS = 500;
 /** A call's main argument in a result line: enough to tell parallel calls apart. */
 const LABEL_ARGUMENT_COLUMNS = 40;
 
+/** The events of a child agent (a subagent run by a tool call) a terminal shows: its tool lines. */
+const CHILD_TOOL_EVENTS: ReadonlySet<AgentEvent["type"]> = new Set([
+  "tool_start",
+  "tool_progress",
+  "tool_end",
+]);
+
+/**
+ * Whether a terminal front end passes over this event: a child agent's text, thinking, init and
+ * compactions belong to the tool call that runs it (its result says what came of them).
+ */
+export function hiddenChildEvent(event: AgentEvent): boolean {
+  return (
+    event.type !== "result" && event.parent_tool_use_id !== undefined && !CHILD_TOOL_EVENTS.has(event.type)
+  );
+}
+
+/** A child agent's tool lines are indented under the call that runs it. */
+function indentOf(event: ToolStart | ToolEnd): string {
+  return event.parent_tool_use_id === undefined ? "" : "  ";
+}
+
 /** A short description of a tool call for its one progress line, safe for a terminal. */
 export function summarizeInput(input: Record<string, unknown>): string {
   const first = mainArgument(input) ?? Object.values(input)[0];
@@ -29,15 +51,22 @@ function formatLimit(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(1))} s`;
 }
 
-/** `0.8s`, `exit 1 · 0.3s`, `killed · 0.3s`, `timed out after 120 s`, `denied`, or an error's first line. */
+/**
+ * `0.8s`, `Read 12 lines · 0.8s` (a title), `exit 1 · 0.3s`, `killed · 0.3s`, `timed out after 120 s`,
+ * `denied`, or an error's first line.
+ */
 function outcomeDetail(event: ToolEnd): string {
   const seconds = `${(event.duration_ms / 1000).toFixed(1)}s`;
-  if (!event.is_error) return seconds;
+  const metadata = event.metadata;
+  if (!event.is_error) {
+    const title = (safeForTerminal(metadata?.title ?? "").split("\n")[0] ?? "").trim();
+    return title ? `${title} · ${seconds}` : seconds;
+  }
   // What the model is told (why, and what to do instead) is for the model; the user made the call.
-  if (event.display?.denied) return "denied";
-  const stopped = event.display?.stopped;
+  if (metadata?.denied) return "denied";
+  const stopped = metadata?.stopped;
   if (stopped?.reason === "timeout") return `timed out after ${formatLimit(stopped.after_ms)}`;
-  const exitCode = event.display?.exitCode;
+  const exitCode = metadata?.exitCode;
   if (exitCode === null) return `killed · ${seconds}`;
   if (exitCode !== undefined) return `exit ${exitCode} · ${seconds}`;
   return (safeForTerminal(event.content).split("\n")[0] ?? "").trim() || seconds;
@@ -56,8 +85,11 @@ interface Running {
  */
 export class ToolActivity {
   private readonly running = new Map<string, Running>();
-  /** Calls started since none was running; more than one means their end lines must say whose they are. */
-  private batch = 0;
+  /**
+   * Calls started since none was running, per agent (the session's own: ""; a child's: its parent call's
+   * id); more than one means their end lines must say whose they are.
+   */
+  private readonly batches = new Map<string, number>();
   private readonly labels = new Map<string, string>();
   private latest: string | undefined;
 
@@ -73,16 +105,17 @@ export class ToolActivity {
   /** `● bash  ls -la` */
   start(event: ToolStart): string {
     if (this.running.size === 0) {
-      this.batch = 0;
+      this.batches.clear();
       this.labels.clear();
       this.latest = undefined;
     }
-    this.batch++;
+    const agent = event.parent_tool_use_id ?? "";
+    this.batches.set(agent, (this.batches.get(agent) ?? 0) + 1);
     this.running.set(event.id, { started: this.now() });
     const summary = summarizeInput(event.input);
     const name = safeForTerminal(event.name);
     this.labels.set(event.id, summary ? `${name} ${truncate(summary, LABEL_ARGUMENT_COLUMNS)}` : name);
-    return `${this.style.cyan("●")} ${name}  ${this.style.dim(summary)}`;
+    return `${indentOf(event)}${this.style.cyan("●")} ${name}  ${this.style.dim(summary)}`;
   }
 
   progress(event: ToolProgress): void {
@@ -96,11 +129,13 @@ export class ToolActivity {
   /** `  ✓ 0.8s`, or `  ✗ read_file missing.txt · no such file: missing.txt` in a parallel batch. */
   end(event: ToolEnd, width: number | undefined): string {
     this.running.delete(event.id);
-    const label = this.batch > 1 ? `${this.labels.get(event.id) ?? safeForTerminal(event.name)} · ` : "";
+    const batch = this.batches.get(event.parent_tool_use_id ?? "") ?? 0;
+    const label = batch > 1 ? `${this.labels.get(event.id) ?? safeForTerminal(event.name)} · ` : "";
     const text = `${event.is_error ? "✗" : "✓"} ${label}${outcomeDetail(event)}`;
+    const indent = `  ${indentOf(event)}`;
     // One row on the terminal, indent included.
-    const fitted = truncate(text, Math.max(20, (width ?? 100) - 2));
-    return `  ${event.is_error ? this.style.red(fitted) : this.style.green(fitted)}`;
+    const fitted = truncate(text, Math.max(20, (width ?? 100) - indent.length));
+    return `${indent}${event.is_error ? this.style.red(fitted) : this.style.green(fitted)}`;
   }
 
   /** How long the status line is still held back (calls that end quickly never show one). */

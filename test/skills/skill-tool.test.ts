@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Skill } from "../../src/skills/types.ts";
 import { skillTool } from "../../src/tools/skill.ts";
 
-const ctx = { cwd: "/w", allow: [], signal: new AbortController().signal };
+const ctx = { cwd: "/w", allow: [], signal: new AbortController().signal, callId: "call-1", sessionId: "s" };
 
 const SKILLS: Skill[] = [
   {

@@ -136,7 +136,8 @@ const assistantBlock = z.discriminatedUnion("type", [
   }),
 ]);
 
-const top = { parent_tool_use_id: z.null() };
+/** null on the session's own lines; a child agent's lines name the tool call that runs it. */
+const top = { parent_tool_use_id: z.string().min(1).nullable() };
 const messageUsage = usage.extend({
   cache_creation: z.null(),
   fallback_credit: z.null(),
@@ -270,6 +271,7 @@ export const ApiRetrySchema = z.strictObject({
     "unknown",
   ]),
   error_message: z.string(),
+  parent_tool_use_id: z.string().min(1).optional(),
   ...line,
 });
 

@@ -54,7 +54,12 @@ export function useToolWorkspace(
     mkdirSync(root);
     mkdirSync(outside);
     tree(outside, outsideFiles);
-    current = { base, root, outside, ctx: { cwd: root, allow: [], signal: new AbortController().signal } };
+    current = {
+      base,
+      root,
+      outside,
+      ctx: { cwd: root, allow: [], signal: new AbortController().signal, callId: "call-1", sessionId: "s" },
+    };
   });
 
   afterEach(() => {

@@ -62,6 +62,8 @@ describe("bash progress", () => {
         cwd: dir,
         allow: [],
         signal: new AbortController().signal,
+        callId: "call-1",
+        sessionId: "s",
         onUpdate: (update) => seen.push(update.output_tail ?? ""),
       },
     );
@@ -69,20 +71,20 @@ describe("bash progress", () => {
     expect(seen).toEqual(["step-1", "step-2", "step-3"]);
   });
 
-  test("a timeout is told apart from a kill in the display", async () => {
+  test("a timeout is told apart from a kill in the metadata", async () => {
     const outcome = await bashTool.execute(
       { command: "sleep 5", timeout_ms: 300 },
-      { cwd: dir, allow: [], signal: new AbortController().signal },
+      { cwd: dir, allow: [], signal: new AbortController().signal, callId: "call-1", sessionId: "s" },
     );
     expect(outcome.is_error).toBe(true);
-    expect(outcome.display).toEqual({ exitCode: null, stopped: { reason: "timeout", after_ms: 300 } });
+    expect(outcome.metadata).toEqual({ exitCode: null, stopped: { reason: "timeout", after_ms: 300 } });
 
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
     const cancelled = await bashTool.execute(
       { command: "sleep 5" },
-      { cwd: dir, allow: [], signal: controller.signal },
+      { cwd: dir, allow: [], signal: controller.signal, callId: "call-2", sessionId: "s" },
     );
-    expect(cancelled.display).toEqual({ exitCode: null, stopped: { reason: "cancel" } });
+    expect(cancelled.metadata).toEqual({ exitCode: null, stopped: { reason: "cancel" } });
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 function ctx(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { cwd: dir, allow: [], signal };
+  return { cwd: dir, allow: [], signal, callId: "call-1", sessionId: "s" };
 }
 
 async function run(input: Record<string, unknown>, context: ToolContext = ctx()) {

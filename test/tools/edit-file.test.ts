@@ -22,7 +22,7 @@ describe("edit_file", () => {
   test("replaces a unique string and returns the unified diff with 3 lines of context", async () => {
     writeFileSync(join(ws.root, "f.txt"), numbered(10));
     const result = await edit({ path: "f.txt", old_string: "line5\n", new_string: "LINE5\nextra\n" });
-    expect(result.display?.diff).toStartWith("--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,8 @@\n");
+    expect(result.metadata?.diff).toStartWith("--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,8 @@\n");
     expect(result).toMatchObject({
       is_error: false,
       content: [

@@ -30,7 +30,7 @@ test("a lazily loaded tool runs, validates its arguments, and keeps working afte
   const cwd = mkdtempSync(join(tmpdir(), "ion-tools-index-"));
   dirs.push(cwd);
   writeFileSync(join(cwd, "a.txt"), "alpha\nbeta\n");
-  const ctx = { cwd, allow: [], signal: new AbortController().signal };
+  const ctx = { cwd, allow: [], signal: new AbortController().signal, callId: "call-1", sessionId: "s" };
   const read = builtinTools().find((t) => t.spec.name === "read_file")!;
   expect(await read.execute({ path: "a.txt" }, ctx)).toEqual({
     content: "     1\talpha\n     2\tbeta",

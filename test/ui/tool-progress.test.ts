@@ -156,21 +156,21 @@ describe("ToolActivity", () => {
     const timedOut = end("a", "bash", {
       is_error: true,
       duration_ms: 1_040,
-      display: { exitCode: null, stopped: { reason: "timeout", after_ms: 1000 } },
+      metadata: { exitCode: null, stopped: { reason: "timeout", after_ms: 1000 } },
     });
     expect(activity.end(timedOut, 80)).toBe("  ✗ timed out after 1 s");
     const long = end("a", "bash", {
       is_error: true,
-      display: { exitCode: null, stopped: { reason: "timeout", after_ms: 120_000 } },
+      metadata: { exitCode: null, stopped: { reason: "timeout", after_ms: 120_000 } },
     });
     expect(activity.end(long, 80)).toBe("  ✗ timed out after 120 s");
     const cancelled = end("a", "bash", {
       is_error: true,
       duration_ms: 300,
-      display: { exitCode: null, stopped: { reason: "cancel" } },
+      metadata: { exitCode: null, stopped: { reason: "cancel" } },
     });
     expect(activity.end(cancelled, 80)).toBe("  ✗ killed · 0.3s");
-    const failed = end("a", "bash", { is_error: true, duration_ms: 300, display: { exitCode: 2 } });
+    const failed = end("a", "bash", { is_error: true, duration_ms: 300, metadata: { exitCode: 2 } });
     expect(activity.end(failed, 80)).toBe("  ✗ exit 2 · 0.3s");
   });
 
@@ -285,7 +285,7 @@ describe("run -o text on a terminal: running tools", () => {
       end("b", "bash", {
         is_error: true,
         duration_ms: 1_030,
-        display: { exitCode: null, stopped: { reason: "timeout", after_ms: 1000 } },
+        metadata: { exitCode: null, stopped: { reason: "timeout", after_ms: 1000 } },
       }),
     );
     renderer.onEvent({ type: "result", result: RESULT });
