@@ -1,4 +1,5 @@
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
+import { allowedByRules, type ToolRules } from "./tool-rules.ts";
 
 /**
  * Permission modes: `read` offers only read-only tools; `ask` (the default) runs read-only tools freely
@@ -16,7 +17,7 @@ export function offeredTools(all: AgentTool[], mode: PermissionMode, disabled: s
   return all.filter((tool) => !disabled.includes(tool.spec.name) && (mode !== "read" || tool.readOnly));
 }
 
-/** A tool call as `authorize` sees it. */
+/** A tool call as the approval decision sees it. */
 export interface ToolCallRequest {
   id: string;
   name: string;
@@ -24,45 +25,86 @@ export interface ToolCallRequest {
   readOnly: boolean;
 }
 
-/** Allowed (with the input to run it with, when a seam rewrote it), or denied with what the model is told. */
+/** Allowed (with the input to run it with, when a review rewrote it), or denied with what the model is told. */
 export type Authorization =
   | { allow: true; input?: Record<string, unknown> }
   | { allow: false; reason: string };
 
-export type AuthorizeFn = (call: ToolCallRequest) => Promise<Authorization>;
-
 /**
- * The permission mode's decision: read-only tools run; in `auto` everything runs; in `ask` the
- * approver decides (no approver: denied at once, so a headless run never waits). `mode` is read per
- * call because a chat can change it between turns.
+ * An extension's say on a call before the permission mode decides (a PreToolUse hook): "deny" stops
+ * it (`reason` is what the model is told), "allow" lets it run without the approval question in mode
+ * ask; `input` runs it with other arguments (later reviews and the approver see those). Undefined: no say.
  */
-export function createAuthorizer(
-  mode: () => PermissionMode,
-  approve?: ApproveFn,
-  preapproved?: (call: ToolCallRequest) => boolean,
-): AuthorizeFn {
-  return async (call) => {
-    const current = mode();
-    if (call.readOnly || current === "auto") return { allow: true };
-    if (current === "ask" && preapproved?.(call)) return { allow: true };
-    if (current === "ask" && approve) {
-      const answer = await approve({ id: call.id, name: call.name, input: call.input });
-      if (answer === "allow") return { allow: true };
-    }
-    // Tell the model plainly so it stops retrying and reports what it wanted to do instead.
-    const why =
-      current === "read"
-        ? "the permission mode is read, so only read-only tools may run"
-        : "write and execute tools need the user's approval, and it was not given";
-    return {
-      allow: false,
-      reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
-    };
-  };
+export interface CallReview {
+  decision?: "allow" | "deny";
+  reason?: string;
+  input?: Record<string, unknown>;
+}
+
+export interface CallReviewer {
+  /** Named in a denial that gives no reason. */
+  name: string;
+  review: (call: ToolCallRequest) => Promise<CallReview | undefined>;
+}
+
+/** Everything that decides whether a tool call runs; `authorizeCall` is the one place that applies it. */
+export interface ApprovalPolicy {
+  /** Read per call: a chat can change the mode while a turn runs (Shift+Tab). */
+  mode: () => PermissionMode;
+  /** Claude Code's acceptEdits: in mode ask, file edits run without asking. */
+  acceptEdits?: boolean | undefined;
+  /** `--allowedTools`: in mode ask, these calls run without asking. */
+  toolRules?: ToolRules | undefined;
+  /** Asked in mode ask about a write/execute call nothing else allowed; absent: denied at once. */
+  approve?: ApproveFn | undefined;
+  /** Extensions asked first, in order. */
+  reviewers?: readonly CallReviewer[] | undefined;
 }
 
 /** The file tools Claude Code's `acceptEdits` mode lets through without asking. */
 export const EDIT_TOOLS: readonly string[] = ["edit_file", "write_file"];
+
+/**
+ * The decision on one call: the extensions' reviews (a denial ends it), then the mode — read-only
+ * calls run; `auto` runs everything; `read` runs nothing else; `ask` runs what a review, acceptEdits
+ * or a tool rule allowed, and asks the approver about the rest (none: denied at once, so a headless
+ * run never waits).
+ */
+export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallRequest): Promise<Authorization> {
+  let input = call.input;
+  let allowedByReview = false;
+  for (const reviewer of policy.reviewers ?? []) {
+    const said = await reviewer.review({ ...call, input });
+    if (said?.input) input = said.input;
+    if (said?.decision === "deny")
+      return { allow: false, reason: said.reason ?? `denied by ${reviewer.name}: ${call.name} was not run` };
+    if (said?.decision === "allow") allowedByReview = true;
+  }
+  const allowed: Authorization = input === call.input ? { allow: true } : { allow: true, input };
+  const mode = policy.mode();
+  if (call.readOnly || mode === "auto") return allowed;
+  if (mode === "ask") {
+    const request = { ...call, input };
+    if (allowedByReview || preapproved(policy, request)) return allowed;
+    if (policy.approve && (await policy.approve({ id: call.id, name: call.name, input })) === "allow")
+      return allowed;
+  }
+  // Tell the model plainly so it stops retrying and reports what it wanted to do instead.
+  const why =
+    mode === "read"
+      ? "the permission mode is read, so only read-only tools may run"
+      : "write and execute tools need the user's approval, and it was not given";
+  return {
+    allow: false,
+    reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
+  };
+}
+
+/** Allowed in mode ask without a question: an edit under acceptEdits, or a call `--allowedTools` names. */
+function preapproved(policy: ApprovalPolicy, call: ToolCallRequest): boolean {
+  if (policy.acceptEdits === true && EDIT_TOOLS.includes(call.name)) return true;
+  return policy.toolRules !== undefined && allowedByRules(policy.toolRules, call);
+}
 
 /**
  * Claude Code's `--permission-mode` values in ion's terms: plan → read, default → ask,

@@ -20,17 +20,12 @@ import type { Skill } from "../skills/types.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
 import { checkBudgetPriced } from "./budget.ts";
+import { runCompaction } from "./compact-run.ts";
 import { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult } from "./events.ts";
 import { ModelFallback, resolveFallback } from "./fallback.ts";
 import { type AgentDeps, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
-import {
-  createAuthorizer,
-  EDIT_TOOLS,
-  offeredTools,
-  type PermissionMode,
-  permissionMode,
-} from "./permissions.ts";
+import { offeredTools, type PermissionMode, permissionMode } from "./permissions.ts";
 import {
   checkChoice,
   chooseSession,
@@ -51,7 +46,7 @@ import {
 } from "./session-setup.ts";
 import { type OutputSchema, SchemaCheck, schemaInstructions } from "./structured-output.ts";
 import { usageTotal } from "./tokens.ts";
-import { allowedByRules, type ToolRules } from "./tool-rules.ts";
+import type { ToolRules } from "./tool-rules.ts";
 
 /**
  * The agent session: everything a conversation needs, prepared once — configuration, provider and
@@ -444,36 +439,32 @@ export class AgentSession {
     const messages = this.conversation.messages();
     if (!messages.some((m) => m.role === "assistant"))
       throw new IonError("usage", "nothing to compact yet: the conversation has no answer");
-    const { boundaryEvent, compactMessages } = await import("./compact.ts");
-    const tools = this.tools().map((t) => t.spec);
-    const system = this.systemPrompt();
-    const started = Date.now();
-    const compacted = await compactMessages({
+    const done = await runCompaction({
       messages,
-      system,
+      system: this.systemPrompt(),
+      tools: this.tools().map((t) => t.spec),
       provider: this.provider,
       model: this.model,
       stream: streamProvider,
       signal,
       window: this.contextWindow,
       trigger: "manual",
-      tools,
-      ...(focus?.trim() ? { focus: focus.trim() } : {}),
-      ...(this.contextUsed !== undefined ? { tokensBefore: this.contextUsed } : {}),
-      ...(this.options.log ? { log: this.options.log } : {}),
+      focus,
+      tokensBefore: this.contextUsed,
+      price: (usage) => this.target.facts.price(usage),
+      log: this.options.log,
     });
-    const price = this.target.facts.price(compacted.usage);
+    // The summary requests cost money even when the compaction is not applied.
     this.count({
-      usage: compacted.usage,
-      total_cost_usd: price,
+      usage: done.usage,
+      total_cost_usd: done.costUSD,
       num_turns: 0,
-      duration_api_ms: Date.now() - started,
+      duration_api_ms: done.apiMs,
     });
-    if (signal.aborted) return;
-    const event = boundaryEvent("manual", compacted, messages);
-    await this.conversation.record(event);
+    if (!done.boundary) return;
+    await this.conversation.record(done.boundary);
     this.lastUsage = undefined;
-    yield event;
+    yield done.boundary;
   }
 
   /** `/clear`: a new, empty session from the next turn on; the old one stays saved. */
@@ -548,13 +539,12 @@ export class AgentSession {
     return {
       stream,
       ...(beforeStop ? { beforeStop } : {}),
-      authorize: createAuthorizer(
-        () => this.mode,
-        this.options.approve,
-        (call) =>
-          (this.options.acceptEdits === true && EDIT_TOOLS.includes(call.name)) ||
-          (this.options.toolRules !== undefined && allowedByRules(this.options.toolRules, call)),
-      ),
+      approval: {
+        mode: () => this.mode,
+        acceptEdits: this.options.acceptEdits,
+        toolRules: this.options.toolRules,
+        approve: this.options.approve,
+      },
       ...(this.options.log ? { log: this.options.log } : {}),
     };
   }

@@ -5,7 +5,7 @@ import { CallEvents } from "./call-events.ts";
 import { ChildSpending } from "./child-usage.ts";
 import type { AgentEvent, PermissionDenial } from "./events.ts";
 import type { AgentDeps, AgentInput } from "./loop.ts";
-import { createAuthorizer } from "./permissions.ts";
+import { authorizeCall } from "./permissions.ts";
 
 type Decision =
   | { run: true; tool: AgentTool; input: Record<string, unknown> }
@@ -37,8 +37,8 @@ async function decide(
       outcome: { content: `invalid arguments for ${call.name}: ${parseError}`, is_error: true },
     };
   }
-  const authorize = deps.authorize ?? createAuthorizer(() => input.permissionMode, deps.approve);
-  const verdict = await authorize({
+  // Every call is decided by the one approval function; without a policy, by the mode alone.
+  const verdict = await authorizeCall(deps.approval ?? { mode: () => input.permissionMode }, {
     id: call.id,
     name: call.name,
     input: call.input,

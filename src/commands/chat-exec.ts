@@ -93,17 +93,16 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
       prompt: () => promptFor(session.thinking, session.mode),
       hint: (text) => process.stdout.write(`${style.dim(text)}\n`),
     });
-    const { createApprover } = await import("../ui/approval.ts");
+    const { terminalApprover } = await import("./approver.ts");
     const lineInput = input;
-    approve = createApprover(
+    approve = await terminalApprover(
       {
         ask: (question) => lineInput.question(question),
         beforeAsk: () => chat?.suspendOutput(),
         show: (text) => process.stdout.write(`${text}\n`),
       },
-      // The diff preview (and the tools' diff code) loads with the first approval question.
-      async (name, callInput) =>
-        (await import("../ui/preview.ts")).previewCall(name, callInput, { cwd, style }),
+      cwd,
+      color,
     );
   }
   const pick = async (

@@ -135,7 +135,6 @@ export async function executeRun(
         )
       : { toolRules: undefined, addDirs: [] };
     const { AgentSession } = await import("../agent/session.ts");
-    const { createApprover } = await import("../ui/approval.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
     const env = process.env;
     session = await AgentSession.open({
@@ -157,14 +156,8 @@ export async function executeRun(
       outputSchema,
       fallbackModel: args["fallback-model"],
       newId,
-      // The diff preview (and the tools' diff code) loads with the first approval question.
       approve: prompt
-        ? createApprover(prompt, async (name, callInput) =>
-            (await import("../ui/preview.ts")).previewCall(name, callInput, {
-              cwd,
-              style: (await import("../ui/style.ts")).createStyle(colorEnabled(stderrIsTTY)),
-            }),
-          )
+        ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, colorEnabled(stderrIsTTY))
         : undefined,
       notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
       log,

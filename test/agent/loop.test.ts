@@ -436,7 +436,7 @@ describe("runAgent: permissions", () => {
     );
     const { events, result } = await run(
       agentInput({ permissionMode: "ask", tools: [writer(log), echo("read")] }),
-      { stream: model.stream, approve },
+      { stream: model.stream, approval: { mode: () => "ask", approve } },
     );
     expect(asked).toEqual(['yes:write:{"n":1}', 'no:write:{"n":2}']);
     expect(log).toEqual(["write ran"]);
@@ -454,9 +454,12 @@ describe("runAgent: permissions", () => {
     const model = scripted(callTools({ id: "r", name: "read" }), answer("ok"));
     await run(agentInput({ permissionMode: "ask", tools: [echo("read")] }), {
       stream: model.stream,
-      approve: async (call) => {
-        asked.push(call.id);
-        return "deny";
+      approval: {
+        mode: () => "ask",
+        approve: async (call) => {
+          asked.push(call.id);
+          return "deny";
+        },
       },
     });
     expect(asked).toEqual([]);
@@ -467,8 +470,11 @@ describe("runAgent: permissions", () => {
     const model = scripted(callTools({ id: "w", name: "write" }), answer("done"));
     const { result } = await run(agentInput({ permissionMode: "auto", tools: [writer(log)] }), {
       stream: model.stream,
-      approve: async () => {
-        throw new Error("must not be asked");
+      approval: {
+        mode: () => "auto",
+        approve: async () => {
+          throw new Error("must not be asked");
+        },
       },
     });
     expect(log).toEqual(["write ran"]);
@@ -856,7 +862,7 @@ describe("runAgent: compaction", () => {
 });
 
 describe("runAgent: the seams extensions plug into", () => {
-  test("authorize can deny a read-only call and rewrite another's input; the loop runs what it allowed", async () => {
+  test("a reviewer can deny a read-only call and rewrite another's input; the loop runs what it allowed", async () => {
     const seen: Record<string, unknown>[] = [];
     const read = tool("read", true, async (input) => {
       seen.push(input);
@@ -871,10 +877,18 @@ describe("runAgent: the seams extensions plug into", () => {
     );
     const { events, result } = await run(agentInput({ tools: [read] }), {
       stream: model.stream,
-      authorize: async (call) =>
-        call.input.path === "secret.env"
-          ? { allow: false, reason: "blocked by policy: secrets stay private" }
-          : { allow: true, input: { path: "b" } },
+      approval: {
+        mode: () => "auto",
+        reviewers: [
+          {
+            name: "policy",
+            review: async (call) =>
+              call.input.path === "secret.env"
+                ? { decision: "deny", reason: "blocked by policy: secrets stay private" }
+                : { input: { path: "b" } },
+          },
+        ],
+      },
     });
     expect(seen).toEqual([{ path: "b" }]);
     const ends = events.filter((e) => e.type === "tool_end");
