@@ -40,7 +40,10 @@ function validate(): Promise<Validators> {
 
 export interface Decoded {
   header: SessionHeader;
+  /** The entries this ion knows, in file order (skipped ones leave gaps in their `n`). */
   entries: SessionEntry[];
+  /** The `n` the next appended entry gets: every entry line counts, skipped ones included. */
+  nextN: number;
   tail: TornTail | undefined;
   validEnd: number;
   records: FrameRecord[];
@@ -72,6 +75,10 @@ export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec)
     : undefined;
   let header: SessionHeader | undefined;
   const entries: SessionEntry[] = [];
+  /** Entry lines so far, known or not: the `n` the next one must have. */
+  let position = 0;
+  /** Lines of a type this ion does not know, by type: kept in the file, skipped here. */
+  const skipped = new Map<string, number>();
   /** Lines before this batch's data (for the line numbers of errors). */
   let linesBefore = 0;
   let carry: Uint8Array | undefined;
@@ -81,13 +88,18 @@ export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec)
     const { values, read, error } = Bun.JSONL.parseChunk(data);
     const lineOf = (index: number) => linesBefore + lineOfValue(data, index);
     for (let i = 0; i < values.length; i++) {
-      if (header === undefined) header = headerOf(values[i], check);
-      else entries.push(entryOf(values[i], entries.length, () => lineOf(i), check, many));
+      if (header === undefined) {
+        header = headerOf(values[i], check);
+        continue;
+      }
+      const entry = entryOf(values[i], position++, () => lineOf(i), check, many);
+      if ("unknownType" in entry) skipped.set(entry.unknownType, (skipped.get(entry.unknownType) ?? 0) + 1);
+      else entries.push(entry);
     }
     const rest = data.subarray(read);
     if (error || (final && !isBlank(rest))) {
       if (header === undefined) throw new CorruptReason("the header is not JSON");
-      throw new CorruptReason(`entry ${entries.length} (line ${lineOf(values.length)}) is not JSON`);
+      throw new CorruptReason(`entry ${position} (line ${lineOf(values.length)}) is not JSON`);
     }
     linesBefore += countLines(data.subarray(0, read));
     return rest.length > 0 ? rest : undefined;
@@ -106,7 +118,33 @@ export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec)
   if (header === undefined) throw new CorruptReason("no header");
   const warnings: string[] = [];
   if (header.id !== id) warnings.push(`session ${id}: its header names another id (${header.id})`);
-  return { header, entries, tail: scan.tail, validEnd: scan.validEnd, records: scan.records, warnings };
+  if (skipped.size > 0) warnings.push(skippedWarning(id, skipped));
+  return {
+    header,
+    entries,
+    nextN: position,
+    tail: scan.tail,
+    validEnd: scan.validEnd,
+    records: scan.records,
+    warnings,
+  };
+}
+
+/** How many types a warning names before it says "…". */
+const NAMED_TYPES = 5;
+
+/** One line for all the entries a load skipped; the type names come from the file, so only printable ASCII of them is shown. */
+function skippedWarning(id: string, skipped: ReadonlyMap<string, number>): string {
+  let total = 0;
+  for (const times of skipped.values()) total += times;
+  const named = [...skipped].slice(0, NAMED_TYPES).map(([type, times]) => {
+    const shown = JSON.stringify(type.replace(/[^\x20-\x7e]/g, "?").slice(0, 40));
+    return times > 1 ? `${shown} ×${times}` : shown;
+  });
+  if (skipped.size > NAMED_TYPES) named.push("…");
+  const what = total === 1 ? "an entry of a type" : `${total} entries of types`;
+  const kept = total === 1 ? "it stays" : "they stay";
+  return `session ${id}: skipped ${what} this ion does not know (${named.join(", ")}), written by a newer ion or an extension; ${kept} in the file`;
 }
 
 function headerOf(raw: unknown, check: Validators): SessionHeader {
@@ -115,14 +153,16 @@ function headerOf(raw: unknown, check: Validators): SessionHeader {
   return checked.header;
 }
 
+/** The entry, or the type of one this ion does not know (its `n` is not checked: its format is not ours). */
 function entryOf(
   raw: unknown,
   n: number,
   lineNumber: () => number,
   check: Validators,
   many: boolean,
-): SessionEntry {
+): SessionEntry | { unknownType: string } {
   const parsed = check.checkEntry(raw, many);
+  if ("unknownType" in parsed) return parsed;
   if ("invalid" in parsed) throw new CorruptReason(`entry ${n} (line ${lineNumber()}): ${parsed.invalid}`);
   if (parsed.entry.n !== n)
     throw new CorruptReason(`entry on line ${lineNumber()} has n=${parsed.entry.n}, expected ${n}`);

@@ -148,7 +148,8 @@ export class SessionStore {
         warnings.push(`session ${id}: could not repack the file (${messageOf(err)}); it was left as it was`);
       }
       fd = openSync(path, "a");
-      const writer = new FileSessionWriter(id, path, fd, size, decoded.entries.length, codec, lock);
+      // Entries this ion skipped keep their numbers: the next one follows the last line of the file.
+      const writer = new FileSessionWriter(id, path, fd, size, decoded.nextN, codec, lock);
       return { writer, loaded: { header: decoded.header, entries: decoded.entries, warnings, path } };
     } catch (err) {
       if (fd !== undefined) closeSync(fd);

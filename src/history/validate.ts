@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { ContextMarkSchema, MessageSchema, UserMessageSchema } from "../providers/message-schema.ts";
 import { SESSION_VERSION, type SessionEntry, type SessionHeader } from "./schema.ts";
 import { NewerSessionFormatError } from "./session-errors.ts";
 
@@ -35,51 +36,6 @@ const UsageSchema = z.object({
   cache_creation_input_tokens: count,
 });
 
-const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
-/** A provider's own fields kept with a block, tagged with who produced them (providers/types.ts). */
-const OpaqueFields = z.object({
-  provider: z.string(),
-  wire: z.string(),
-  fields: z.record(z.string(), z.unknown()),
-});
-const ThinkingBlock = z.object({
-  type: z.literal("thinking"),
-  thinking: z.string(),
-  signature: z.optional(z.string()),
-  opaque: z.optional(OpaqueFields),
-});
-const ToolUseBlock = z.object({
-  type: z.literal("tool_use"),
-  id: z.string(),
-  name: z.string(),
-  input: z.record(z.string(), z.unknown()),
-  opaque: z.optional(OpaqueFields),
-});
-const ToolResultBlock = z.object({
-  type: z.literal("tool_result"),
-  tool_use_id: z.string(),
-  content: z.string(),
-  is_error: z.boolean(),
-});
-
-const ImageBlock = z.object({
-  type: z.literal("image"),
-  media_type: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
-  data: z.string(),
-  name: z.optional(z.string()),
-});
-
-export const MessageSchema = z.discriminatedUnion("role", [
-  z.object({
-    role: z.literal("user"),
-    content: z.array(z.discriminatedUnion("type", [TextBlock, ToolResultBlock, ImageBlock])),
-  }),
-  z.object({
-    role: z.literal("assistant"),
-    content: z.array(z.discriminatedUnion("type", [TextBlock, ThinkingBlock, ToolUseBlock])),
-  }),
-]);
-
 /** Every entry has `n`, its 0-based position among the session's entries, and a timestamp. */
 const base = { n: count, at: z.string() };
 
@@ -100,15 +56,40 @@ export const ModelChangeEntrySchema = z.object({
 });
 
 /**
- * From here on the model sees `summary` in place of every message entry before `first_kept`;
- * the originals stay in the file.
+ * A context message: text ion or an extension put into the conversation (memory recall, a hook's
+ * additional context), never the user's words. It enters the model's view in file order exactly as a
+ * user message entry does; `message.context` names the same source, so the message stays marked as
+ * context wherever it goes (compaction, transcripts), and no wire sends that mark.
+ */
+export const ContextMessageEntrySchema = z.object({
+  ...base,
+  type: z.literal("context_message"),
+  source: z.string(),
+  message: z.extend(UserMessageSchema, { context: ContextMarkSchema }),
+});
+
+/**
+ * State an extension keeps in the session (a plan; a subagent's transcript, marked with the tool call
+ * that started it). Never part of the model's view; the latest entry of an extension is its state.
+ */
+export const ExtensionStateEntrySchema = z.object({
+  ...base,
+  type: z.literal("extension_state"),
+  extension: z.string(),
+  data: z.unknown(),
+  parent_tool_use_id: z.optional(z.string()),
+});
+
+/**
+ * From here on the model sees `summary` in place of every message entry (context messages included)
+ * before `first_kept`; the originals stay in the file.
  */
 export const CompactionEntrySchema = z.object({
   ...base,
   type: z.literal("compaction"),
   trigger: z.enum(["auto", "manual", "overflow"]),
   summary: z.string(),
-  /** `n` of the first message entry still sent to the model. */
+  /** `n` of the first message (or context message) entry still sent to the model. */
   first_kept: count,
   tokens_before: count,
   tokens_after: count,
@@ -141,7 +122,23 @@ export const SessionEntrySchema = z.discriminatedUnion("type", [
   ModelChangeEntrySchema,
   CompactionEntrySchema,
   RunEndEntrySchema,
+  ContextMessageEntrySchema,
+  ExtensionStateEntrySchema,
 ]);
+
+/**
+ * Every `type` this ion reads; a line of another type (a newer ion's or an extension's) is skipped,
+ * not taken for damage. "session" is the header's: a second header is damage, as it always was.
+ */
+const KNOWN_TYPES: Record<SessionEntry["type"] | "session", true> = {
+  message: true,
+  model_change: true,
+  compaction: true,
+  run_end: true,
+  context_message: true,
+  extension_state: true,
+  session: true,
+};
 
 /**
  * The header as this ion reads it. Each older format version gets a case that upgrades it by one
@@ -198,8 +195,17 @@ export function checkHeader(raw: unknown): { header: SessionHeader } | { invalid
  */
 let compiledEntrySchema: typeof SessionEntrySchema | undefined;
 
-/** A parsed entry, or why it is invalid. `many`: the file has enough entries for compiling to pay. */
-export function checkEntry(raw: unknown, many: boolean): { entry: SessionEntry } | { invalid: string } {
+/**
+ * A parsed entry, why it is invalid, or the type of an entry this ion does not know (an object whose
+ * `type` is a string no schema here has). `many`: the file has enough entries for compiling to pay.
+ */
+export function checkEntry(
+  raw: unknown,
+  many: boolean,
+): { entry: SessionEntry } | { invalid: string } | { unknownType: string } {
+  const type =
+    typeof raw === "object" && raw !== null && !Array.isArray(raw) ? Reflect.get(raw, "type") : undefined;
+  if (typeof type === "string" && !Object.hasOwn(KNOWN_TYPES, type)) return { unknownType: type };
   if (many) compiledEntrySchema ??= z.compile(SessionEntrySchema);
   const schema = many && compiledEntrySchema ? compiledEntrySchema : SessionEntrySchema;
   const parsed = z.safeParse(schema, raw);

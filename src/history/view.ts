@@ -1,5 +1,5 @@
 import type { Message, ToolUseBlock } from "../providers/types.ts";
-import type { CompactionEntry, SessionEntry } from "./schema.ts";
+import type { CompactionEntry, ContextMessageEntry, MessageEntry, SessionEntry } from "./schema.ts";
 
 /**
  * The conversation as the model sees it, with each message's entry number (`n`; -1 for a message
@@ -34,7 +34,9 @@ export const INTERRUPTED_CALL_RESULT =
 
 /**
  * Rebuilds the model's view: the latest compaction's summary, then every message entry from its
- * `first_kept` on; without a compaction, all message entries. Originals before the cut stay on disk.
+ * `first_kept` on; without a compaction, all message entries. A context message entry counts as a
+ * message entry (its message keeps its `context` mark); other entries are not messages. Originals
+ * before the cut stay on disk.
  * Calls of a completed step that have no result get one saying they were interrupted, right after
  * their step; calls of a step cut short (no stop reason: they never ran) are dropped.
  */
@@ -49,14 +51,14 @@ export function modelView(entries: readonly SessionEntry[]): ModelView {
   }
   const answered = new Set<string>();
   for (const entry of entries)
-    if (entry.type === "message")
+    if (isMessageEntry(entry))
       for (const b of entry.message.content) if (b.type === "tool_result") answered.add(b.tool_use_id);
   for (const entry of entries) {
-    if (entry.type !== "message" || (compaction && entry.n < compaction.first_kept)) continue;
-    const message = entry.message as Message;
+    if (!isMessageEntry(entry) || (compaction && entry.n < compaction.first_kept)) continue;
+    const message: Message = entry.message;
     messages.push(message);
     ns.push(entry.n);
-    if (message.role !== "assistant" || entry.stop_reason === null) continue;
+    if (message.role !== "assistant" || entry.type !== "message" || entry.stop_reason === null) continue;
     const lost = message.content.filter(
       (b): b is ToolUseBlock => b.type === "tool_use" && !answered.has(b.id),
     );
@@ -73,6 +75,11 @@ export function modelView(entries: readonly SessionEntry[]): ModelView {
     ns.push(-1);
   }
   return { messages: dropDanglingToolUse(messages, ns), ns, compaction };
+}
+
+/** Entries whose message is part of the conversation: the user's and the model's, and context messages. */
+export function isMessageEntry(entry: SessionEntry): entry is MessageEntry | ContextMessageEntry {
+  return entry.type === "message" || entry.type === "context_message";
 }
 
 /**

@@ -5,7 +5,7 @@ import { type Codec, compressFrames } from "./codec.ts";
 import { encodeRecord, rawFrame } from "./frames.ts";
 import { asIoError, messageOf, writeAll } from "./io.ts";
 import type { SessionLock } from "./lock.ts";
-import type { NewEntry, SessionEntry } from "./schema.ts";
+import type { ContextMessageEntry, NewEntry, SessionEntry } from "./schema.ts";
 
 /**
  * Appending to a session file: one record per save, written with one `write` (so a save survives
@@ -23,7 +23,10 @@ export interface SessionWriter {
   readonly nextN: number;
   /**
    * Numbers and timestamps the entries (`n`, `at`) and appends them as ONE record with one write.
-   * O(new entries). Resolves once they are written (not yet synced: see `sync`).
+   * O(new entries). Resolves once they are written (not yet synced: see `sync`), with the entries as
+   * saved. Besides messages: `{ type: "context_message", source, message }` (the message is saved
+   * marked with `context: { source }`) and `{ type: "extension_state", extension, data,
+   * parent_tool_use_id? }`.
    */
   append(entries: NewEntry[]): Promise<SessionEntry[]>;
   /**
@@ -169,6 +172,24 @@ async function syncDirectory(dir: string): Promise<void> {
  * entry is validated when a file is read (validate.ts).
  */
 function stampEntry(entry: NewEntry, n: number, at: string): SessionEntry {
+  const context = contextMessageOf(entry);
+  if (context) return { type: "context_message", n, at, source: context.source, message: context.message };
   // `type` first, then `n` and `at`, for people reading the file with `zstd -dc`.
   return Object.assign({ type: entry.type, n, at }, entry) as SessionEntry;
+}
+
+/**
+ * A context message's source and its message marked with it. A user message that already carries the
+ * mark is a context message too, whichever entry it was given as: the user's words and context never
+ * share an entry type in the file.
+ */
+function contextMessageOf(entry: NewEntry): Pick<ContextMessageEntry, "source" | "message"> | undefined {
+  if (entry.type === "context_message")
+    return { source: entry.source, message: { ...entry.message, context: { source: entry.source } } };
+  if (entry.type === "message" && entry.message.role === "user" && entry.message.context)
+    return {
+      source: entry.message.context.source,
+      message: { ...entry.message, context: entry.message.context },
+    };
+  return undefined;
 }

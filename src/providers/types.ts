@@ -3,79 +3,33 @@
  * Provider quirks stay inside the adapters; nothing above `providers/` sees an SDK type.
  */
 
+import type { Message } from "./message-schema.ts";
+
 export type ThinkingLevel = "off" | "low" | "medium" | "high";
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "low", "medium", "high"];
 
 export type WireId = "openai" | "anthropic" | "mistral" | "ollama";
 
-export interface TextBlock {
-  type: "text";
-  text: string;
-}
 /**
- * Fields a provider returned that only it understands and wants back unchanged on a later request —
- * how these APIs carry reasoning across tool calls: Gemini's `thought_signature` on a tool call,
- * OpenRouter's `reasoning_details`, Anthropic's redacted thinking. Kept in the session tagged with the
- * provider and wire that produced them: the wire building a request sends back only what its own
- * provider produced, and drops the rest.
+ * The messages and their blocks are defined once, as the schemas in message-schema.ts that also check
+ * what a session file holds; their types are re-exported here. Type-only: no zod on the run path.
  */
-export interface OpaqueFields {
-  provider: string;
-  wire: WireId;
-  fields: Record<string, unknown>;
-}
-
-export interface ThinkingBlock {
-  type: "thinking";
-  thinking: string;
-  /** Anthropic's signature; must be sent back unchanged with the block on the next request. */
-  signature?: string;
-  /** The provider's own fields for this reasoning (see OpaqueFields); also tags where the text came from. */
-  opaque?: OpaqueFields;
-}
-export interface ToolUseBlock {
-  type: "tool_use";
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-  /** The provider's own fields for this call (Gemini's thought_signature); see OpaqueFields. */
-  opaque?: OpaqueFields;
-}
-export interface ToolResultBlock {
-  type: "tool_result";
-  tool_use_id: string;
-  content: string;
-  is_error: boolean;
-}
-
-/** The image types every wire with image input takes, told apart by their first bytes (image.ts). */
-export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-/**
- * An image the user attached, kept whole in the session (base64) so a resumed session can send it
- * again even when the file has moved or gone (screenshots are often temporary).
- */
-export interface ImageBlock {
-  type: "image";
-  media_type: ImageMediaType;
-  /** The file's bytes, base64. */
-  data: string;
-  /** The file name as the user gave it, for transcripts; never sent. */
-  name?: string;
-}
-
-export type AssistantBlock = TextBlock | ThinkingBlock | ToolUseBlock;
-export type UserBlock = TextBlock | ToolResultBlock | ImageBlock;
-export type ContentBlock = AssistantBlock | UserBlock;
-
-export interface UserMessage {
-  role: "user";
-  content: UserBlock[];
-}
-export interface AssistantMessage {
-  role: "assistant";
-  content: AssistantBlock[];
-}
-export type Message = UserMessage | AssistantMessage;
+export type {
+  AssistantBlock,
+  AssistantMessage,
+  ContentBlock,
+  ContextMark,
+  ImageBlock,
+  ImageMediaType,
+  Message,
+  OpaqueFields,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  UserBlock,
+  UserMessage,
+} from "./message-schema.ts";
 
 /** JSON Schema of a tool's input, as produced by `z.toJSONSchema`. */
 export interface ToolSpec {
