@@ -190,18 +190,19 @@ export function serializeMessages(messages: readonly Message[]): string[] {
       continue;
     }
     const parts: string[] = [];
+    // A context message (memory, a hook's context) is labelled by its source: not the user's words.
+    const context = m.role === "user" ? m.context : undefined;
+    const who = context ? `Context from ${context.source}` : m.role === "user" ? "User" : "Assistant";
     for (const b of m.content) {
       switch (b.type) {
         case "text":
-          if (b.text.trim())
-            parts.push(
-              `[${m.role === "user" ? "User" : "Assistant"}]\n${truncateMiddle(b.text, MAX_TEXT_CHARS)}`,
-            );
+          if (b.text.trim()) parts.push(`[${who}]\n${truncateMiddle(b.text, MAX_TEXT_CHARS)}`);
           break;
         case "thinking":
           break; // private reasoning; what came of it is in the text and the tool calls
         case "image":
-          parts.push(`[User attached an image] ${imageLabel(b)}`); // the summariser gets text only
+          // The summariser gets text only.
+          parts.push(`[${context ? `${who}: an image` : "User attached an image"}] ${imageLabel(b)}`);
           break;
         case "tool_use":
           parts.push(

@@ -27,8 +27,12 @@ function firstLine(text: string): string {
   return lines.length > 1 ? `${lines[0]} …` : lines[0]!;
 }
 
+/** A message the user typed: not a summary or an interrupted call's result (n -1), nor a context message. */
 const isPrompt = (m: Message, n: number | undefined) =>
-  m.role === "user" && n !== -1 && m.content.some((b) => b.type === "text" && b.text.trim() !== "");
+  m.role === "user" &&
+  n !== -1 &&
+  m.context === undefined &&
+  m.content.some((b) => b.type === "text" && b.text.trim() !== "");
 
 /** What answered a prompt, one line per answer text and per tool call. */
 function bodyLines(messages: readonly Message[]): string[] {

@@ -4,6 +4,7 @@ import { IonError } from "../errors.ts";
 import { type BashResult, bashResult, exitText, shellCommand } from "../history/bash-result.ts";
 import {
   compactionLine,
+  extensionStateLine,
   firstKept,
   lastAnswer,
   renderMarkdown,
@@ -13,7 +14,7 @@ import {
   transcriptTotals,
 } from "../history/export.ts";
 import { errnoOf, systemMessage } from "../history/io.ts";
-import type { MessageEntry } from "../history/schema.ts";
+import type { ContextMessageEntry, MessageEntry } from "../history/schema.ts";
 import { imageLabel } from "../providers/image.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
 import { count, counted } from "../util/numbers.ts";
@@ -142,6 +143,16 @@ export function renderTranscript(raw: Transcript, style: Style): string {
         out.push(...messageLines(entry, names, style));
         break;
       }
+      case "context_message": {
+        // Put into the conversation by ion or an extension: never shown as the user's prompt.
+        const away = entry.n < kept ? " · compacted away" : "";
+        out.push(rule(`context from ${entry.source} #${entry.n} · ${entry.at}${away}`));
+        out.push(...messageLines(entry, names, style));
+        break;
+      }
+      case "extension_state":
+        out.push(rule(extensionStateLine(entry, entry.n)));
+        break;
       case "compaction":
         out.push(rule(compactionLine(entry, entry.n)));
         out.push(...indent(entry.summary).map(style.dim));
@@ -157,7 +168,11 @@ export function renderTranscript(raw: Transcript, style: Style): string {
   return `${out.join("\n")}\n`;
 }
 
-function messageLines(entry: MessageEntry, names: Map<string, string>, style: Style): string[] {
+function messageLines(
+  entry: MessageEntry | ContextMessageEntry,
+  names: Map<string, string>,
+  style: Style,
+): string[] {
   const out: string[] = [];
   for (const block of entry.message.content) {
     switch (block.type) {

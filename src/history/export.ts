@@ -1,7 +1,15 @@
 import { imageLabel } from "../providers/image.ts";
 import { count } from "../util/numbers.ts";
 import { type BashResult, bashResult, exitText, shellCommand } from "./bash-result.ts";
-import type { CompactionEntry, MessageEntry, RunEndEntry, SessionEntry, SessionHeader } from "./schema.ts";
+import type {
+  CompactionEntry,
+  ContextMessageEntry,
+  ExtensionStateEntry,
+  MessageEntry,
+  RunEndEntry,
+  SessionEntry,
+  SessionHeader,
+} from "./schema.ts";
 import { entryTotals } from "./view.ts";
 
 /**
@@ -72,6 +80,12 @@ export function compactionLine(c: CompactionEntry, n?: number): string {
   return `compacted here${n === undefined ? "" : ` #${n}`} (${c.trigger}): ${how}${range}, ${count(c.tokens_before)} → ${count(c.tokens_after)} tokens`;
 }
 
+/** An extension's saved state, as one line (its data is in `sessions show --json`). */
+export function extensionStateLine(e: ExtensionStateEntry, n?: number): string {
+  const under = e.parent_tool_use_id === undefined ? "" : ` for tool call ${e.parent_tool_use_id}`;
+  return `extension state${n === undefined ? "" : ` #${n}`}: ${e.extension}${under}`;
+}
+
 export function runEndLine(r: RunEndEntry, n?: number): string {
   const parts = [
     `run end${n === undefined ? "" : ` #${n}`}: ${r.subtype}`,
@@ -114,7 +128,11 @@ export function renderMarkdown(t: Transcript): string {
     out.push("");
     switch (entry.type) {
       case "message":
+      case "context_message":
         out.push(...messageMarkdown(entry, names, entry.n < kept));
+        break;
+      case "extension_state":
+        out.push(`*${capitalise(extensionStateLine(entry))}.*`);
         break;
       case "compaction":
         out.push(
@@ -136,12 +154,22 @@ export function renderMarkdown(t: Transcript): string {
   return `${out.join("\n")}\n`;
 }
 
-function messageMarkdown(entry: MessageEntry, names: Map<string, string>, compacted: boolean): string[] {
+function messageMarkdown(
+  entry: MessageEntry | ContextMessageEntry,
+  names: Map<string, string>,
+  compacted: boolean,
+): string[] {
   const { message } = entry;
   const out: string[] = [];
   const note = compacted ? " *(compacted away: the model no longer sees it)*" : "";
   const onlyResults = message.role === "user" && message.content.every((b) => b.type === "tool_result");
-  if (!onlyResults) out.push(`## ${message.role === "user" ? "User" : "Assistant"}${note}`, "");
+  const who =
+    entry.type === "context_message"
+      ? `Context from ${entry.source}`
+      : message.role === "user"
+        ? "User"
+        : "Assistant";
+  if (!onlyResults) out.push(`## ${who}${note}`, "");
   for (const block of message.content) {
     switch (block.type) {
       case "text":
