@@ -11,6 +11,7 @@ import type {
   Usage,
 } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
+import { messageOf } from "../util/error-text.ts";
 import type { AgentEvent, CompactTrigger } from "./events.ts";
 import { estimateTokens, messageChars, tokensOfChars } from "./tokens.ts";
 
@@ -286,7 +287,7 @@ async function requestSummary(input: CompactInput, prompt: string): Promise<Atte
     // Streams end failures with an error event; a throw is an adapter bug, handled the same way.
     error = {
       kind: input.signal.aborted ? "aborted" : "stream_dropped",
-      message: `summary request to ${input.provider.id} failed: ${err instanceof Error ? err.message : String(err)}`,
+      message: `summary request to ${input.provider.id} failed: ${messageOf(err)}`,
     };
   }
   if (!error && input.signal.aborted)

@@ -10,6 +10,7 @@ import type {
 } from "../providers/types.ts";
 import { emptyUsage } from "../providers/types.ts";
 import { currentTools } from "../tools/registry.ts";
+import { messageOf } from "../util/error-text.ts";
 import type { AgentEvent } from "./events.ts";
 import type { AgentDeps, AgentInput } from "./loop.ts";
 
@@ -150,7 +151,7 @@ export async function* runStep(
   } catch (err) {
     // A stream must end with an `error` event rather than throw; if one throws anyway (a bug in an
     // adapter), the run still ends with a result instead of an unhandled rejection.
-    const detail = err instanceof Error ? err.message : String(err);
+    const detail = messageOf(err);
     step.error = input.signal.aborted
       ? { kind: "aborted", message: `request to ${input.provider.id} was cancelled` }
       : { kind: "stream_dropped", message: `request to ${input.provider.id} failed: ${detail}` };

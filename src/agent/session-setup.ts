@@ -5,6 +5,7 @@ import { IonError } from "../errors.ts";
 import type { ResolvedProvider, ToolSpec, UserBlock, UserMessage } from "../providers/types.ts";
 import type { Skill } from "../skills/types.ts";
 import type { AgentTool } from "../tools/types.ts";
+import { messageOf } from "../util/error-text.ts";
 import { compactNumber } from "../util/numbers.ts";
 import { type ModelFacts, modelFacts } from "./model-facts.ts";
 import { estimateTokens } from "./tokens.ts";
@@ -83,7 +84,7 @@ export async function sessionParts(
 
 export function saveError(err: unknown): IonError {
   if (err instanceof IonError) return err;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   return new IonError("io", `could not save the session: ${message}`, { cause: err });
 }
 

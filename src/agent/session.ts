@@ -19,6 +19,7 @@ import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { Skill } from "../skills/types.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
+import { messageOf } from "../util/error-text.ts";
 import { checkBudgetPriced } from "./budget.ts";
 import { runCompaction } from "./compact-run.ts";
 import { Conversation } from "./conversation.ts";
@@ -489,7 +490,7 @@ export class AgentSession {
     try {
       const { provider, model } = opened.lastModel;
       await this.setModel(`${provider}/${model}`).catch((err: unknown) => {
-        const why = err instanceof Error ? err.message : String(err);
+        const why = messageOf(err);
         this.options.notice(`keeping ${this.provider.id}/${this.model}: ${why}`);
       });
     } finally {
@@ -525,9 +526,7 @@ export class AgentSession {
       await this.conversation.close();
     } finally {
       for (const { name, error } of await this.registry.close())
-        this.options.notice(
-          `warning: the tool ${name} did not close: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        this.options.notice(`warning: the tool ${name} did not close: ${messageOf(error)}`);
     }
   }
 

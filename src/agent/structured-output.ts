@@ -7,9 +7,8 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
-import { messageOf } from "../history/io.ts";
 import type { ResponseSchema } from "../providers/types.ts";
-import { errnoText } from "../util/errno-text.ts";
+import { errnoText, messageOf } from "../util/error-text.ts";
 import { failedResult, type RunResult } from "./events.ts";
 
 export interface OutputSchema extends ResponseSchema {
@@ -44,7 +43,7 @@ export async function loadOutputSchema(value: string, cwd: string): Promise<Outp
   try {
     zodSchema = fromJSONSchema(schema as Record<string, unknown>);
   } catch (err) {
-    const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    const why = messageOf(err).split("\n")[0];
     throw new IonError("usage", `--json-schema is not a usable JSON Schema: ${why}`);
   }
   return {

@@ -1,6 +1,7 @@
 import type { ToolResultBlock, ToolUseBlock } from "../providers/types.ts";
 import { currentTools } from "../tools/registry.ts";
 import { type AgentTool, isReadOnly, type ToolOutcome } from "../tools/types.ts";
+import { messageOf } from "../util/error-text.ts";
 import { CallEvents } from "./call-events.ts";
 import { ChildSpending } from "./child-usage.ts";
 import type { AgentEvent, PermissionDenial } from "./events.ts";
@@ -80,7 +81,7 @@ async function execute(
   } catch (err) {
     // A tool that throws is a bug in the tool, but the model still gets an answer it can act on.
     return {
-      content: `tool ${call.name} failed: ${err instanceof Error ? err.message : String(err)}`,
+      content: `tool ${call.name} failed: ${messageOf(err)}`,
       is_error: true,
     };
   }

@@ -1,4 +1,5 @@
 import { clearScreenDown, createInterface, cursorTo, type Interface, moveCursor } from "node:readline";
+import { messageOf } from "../util/error-text.ts";
 import { appendHistory, loadHistory, recordInHistory } from "./input-history.ts";
 import { DoubleEsc, type Key, TypeAhead } from "./input-keys.ts";
 import { Pastes } from "./input-paste.ts";
@@ -340,7 +341,7 @@ export class ChatInput {
       appendHistory(file, text);
     } catch (err) {
       // Losing input history is not worth interrupting the conversation; say so once.
-      this.options.hint(`input history not saved: ${err instanceof Error ? err.message : String(err)}`);
+      this.options.hint(`input history not saved: ${messageOf(err)}`);
       this.options.historyFile = undefined;
     }
   }

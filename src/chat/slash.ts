@@ -4,6 +4,7 @@ import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import { messageOf } from "../util/error-text.ts";
 import { counted } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
@@ -280,7 +281,7 @@ const exportCommand: Command = {
     const file = resolve(session.cwd, args || `ion-session-${session.id.slice(0, 13)}.md`);
     // As `ion sessions export`: a Markdown file is read in a terminal too.
     await writeFile(file, safeForTerminal(renderMarkdown(loaded))).catch((err: unknown) => {
-      throw new IonError("io", `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new IonError("io", `cannot write ${file}: ${messageOf(err)}`);
     });
     context.print(context.style.dim(`exported to ${file}`));
   },

@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { RunResult } from "../agent/events.ts";
 import { parseToolRules, type ToolRules } from "../agent/tool-rules.ts";
 import { describeError, IonError } from "../errors.ts";
-import { errnoOf, systemMessage } from "../history/io.ts";
+import { errnoOf, systemMessage } from "../util/error-text.ts";
 import { removeTemp } from "../util/remove-temp.ts";
 
 /**

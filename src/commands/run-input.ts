@@ -4,6 +4,7 @@ import { IonError } from "../errors.ts";
 import { readImageFile } from "../providers/image-file.ts";
 import type { UserBlock } from "../providers/types.ts";
 import { isBinary } from "../tools/limits.ts";
+import { messageOf } from "../util/error-text.ts";
 
 export { stdinReader } from "./run-stdin.ts";
 
@@ -39,7 +40,7 @@ export async function readContextFile(path: string, cwd: string): Promise<UserBl
     bytes = await Bun.file(full).bytes();
   } catch (err) {
     if (err instanceof IonError) throw err;
-    throw new IonError("io", `cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new IonError("io", `cannot read ${path}: ${messageOf(err)}`);
   }
   const text = textOf(bytes);
   if (text === undefined)

@@ -1,5 +1,6 @@
 import { fstatSync, readFileSync, statSync } from "node:fs";
 import { IonError } from "../errors.ts";
+import { messageOf } from "../util/error-text.ts";
 import { compactNumber } from "../util/numbers.ts";
 
 /**
@@ -66,7 +67,7 @@ function tooLarge(limit: number, target: StdinTarget): IonError {
 }
 
 function unreadable(err: unknown): IonError {
-  const why = err instanceof Error ? err.message : String(err);
+  const why = messageOf(err);
   return new IonError("io", `cannot read stdin: ${/director/i.test(why) ? "it is a directory" : why}`);
 }
 

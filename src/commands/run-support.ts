@@ -5,6 +5,7 @@ import { fromClaudeMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import { IonError } from "../errors.ts";
 import { emptyUsage } from "../providers/types.ts";
+import { messageOf } from "../util/error-text.ts";
 import { onEndingSignals } from "../util/signals.ts";
 import { onStdoutClosed } from "../util/stdout.ts";
 
@@ -46,7 +47,7 @@ export function errorKindOf(err: unknown): ErrorKind {
  * `sessionId` is a session that exists, or null when nothing was saved; `notes` add why not.
  */
 export function setupFailure(err: unknown, sessionId: string | null, notes: string[] = []): RunResult {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   // A signal during set-up (the stdin read) is an interrupted run like one during the turn.
   const interrupted = err instanceof IonError && err.code === "interrupted";
   return buildResult({

@@ -6,6 +6,7 @@ import { asIoError } from "../history/io.ts";
 import { acquireLock, type SessionLock } from "../history/lock.ts";
 import { SessionInUseError } from "../history/session-errors.ts";
 import { SESSION_FILE_SUFFIX } from "../history/store.ts";
+import { messageOf } from "../util/error-text.ts";
 import { parseStrict } from "./_shared.ts";
 import { resetArgs } from "./reset.ts";
 
@@ -96,7 +97,7 @@ async function lockAll(found: History): Promise<SessionLock[]> {
     for (const id of found.sessions) locks.push(await acquireLock(join(found.sessionsDir, `${id}.lock`), id));
   } catch (err) {
     for (const lock of locks) lock.release();
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = messageOf(err);
     // Waiting helps only when another ion has the session open; a lock that cannot be made at all
     // (a read-only data dir) is reported as it is.
     throw new IonError("io", `nothing deleted: ${reason}`, {

@@ -13,10 +13,10 @@ import {
   toolNames,
   transcriptTotals,
 } from "../history/export.ts";
-import { errnoOf, systemMessage } from "../history/io.ts";
 import type { ContextMessageEntry, MessageEntry } from "../history/schema.ts";
 import { imageLabel } from "../providers/image.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
+import { errnoOf, systemMessage } from "../util/error-text.ts";
 import { count, counted } from "../util/numbers.ts";
 import { removeTemp } from "../util/remove-temp.ts";
 import { safeForTerminal, safeForTerminalDeep } from "../util/terminal-text.ts";

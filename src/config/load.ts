@@ -1,7 +1,7 @@
 import { lstat, mkdir, open, readFile, rename, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
-import { errnoText } from "../util/errno-text.ts";
+import { errnoText } from "../util/error-text.ts";
 import { findGitRoot } from "../util/git.ts";
 import { PROJECT_FILE_MAX_BYTES, readProjectFile } from "../util/project-file.ts";
 import { removeTemp } from "../util/remove-temp.ts";

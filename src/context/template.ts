@@ -1,5 +1,6 @@
 import { Eta, EtaParseError } from "eta";
 import { IonError } from "../errors.ts";
+import { messageOf } from "../util/error-text.ts";
 
 /**
  * eta templates compiled once per source text and rendered as plain text. Any failure — a tag left
@@ -71,7 +72,7 @@ function lineAt(source: string, index: number): number {
 
 /** The line and reason of a template that does not compile. */
 function compileFailure(source: string, err: unknown): [number | undefined, string] {
-  if (!(err instanceof EtaParseError)) return [undefined, err instanceof Error ? err.message : String(err)];
+  if (!(err instanceof EtaParseError)) return [undefined, messageOf(err)];
   // eta's own parse errors: "unclosed tag at line 3 col 5:\n\n  …".
   const own = /^(.*) at line (\d+) col \d+/.exec(err.message);
   if (own) return [Number(own[2]), own[1]!];

@@ -10,6 +10,10 @@ import {
   writeSync,
 } from "node:fs";
 import { IonError } from "../errors.ts";
+import { systemMessage } from "../util/error-text.ts";
+
+/** Shared with code outside the session files; re-exported for the history modules. */
+export { errnoOf, messageOf, systemMessage } from "../util/error-text.ts";
 
 /** File-system helpers the session files share: durable writes, whole-file reads, errors as IonErrors. */
 
@@ -84,25 +88,4 @@ export function readAll(fd: number): Uint8Array {
 export function asIoError(err: unknown, what: string): Error {
   if (err instanceof IonError) return err;
   return new IonError("io", `${what} (${systemMessage(err)})`, { cause: err });
-}
-
-/**
- * A failed system call's message without the path the runtime appends ("EACCES: permission denied,
- * open '/x/y'" → "EACCES: permission denied"): the caller's own text names the file.
- */
-export function systemMessage(err: unknown): string {
-  const message = messageOf(err);
-  if (errnoOf(err) === undefined) return message;
-  // Bun's rm: "Path is a directory: rm returned EISDIR (is a directory) /x/y".
-  const returned = /\breturned (E[A-Z]+) \(([^)]+)\)/.exec(message);
-  if (returned) return `${returned[1]}: ${returned[2]}`;
-  return message.replace(/^(E[A-Z]+: [^,]+), .*$/s, "$1");
-}
-
-export function errnoOf(err: unknown): string | undefined {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
-}
-
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

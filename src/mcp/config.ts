@@ -10,6 +10,7 @@
  * warned about and the server is kept with the literal `${VAR}` text, as Claude Code does.
  */
 import { z } from "zod";
+import { messageOf } from "../util/error-text.ts";
 import { type Environment, Expander } from "./expand.ts";
 
 export interface StdioServerDefinition {
@@ -171,7 +172,7 @@ export function parseMcpJson(text: string, source: string, env: Environment = pr
   try {
     document = JSON.parse(text);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = messageOf(err);
     return { servers: [], warnings: [`MCP servers in ${source}: not valid JSON (${reason}); none loaded`] };
   }
   if (!isRecord(document) || document.mcpServers === undefined)

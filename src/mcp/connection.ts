@@ -12,6 +12,7 @@ import {
   StreamableHTTPError,
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { errnoOf, messageOf } from "../util/error-text.ts";
 import { VERSION } from "../version.ts";
 import type { McpServerDefinition, RemoteServerDefinition, StdioServerDefinition } from "./config.ts";
 import type { Environment } from "./expand.ts";
@@ -52,14 +53,6 @@ export class McpStartError extends Error {
 }
 
 const MAX_TOOL_PAGES = 100;
-
-function errorCode(err: unknown): string | undefined {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** A deadline and an outside abort over one start-up step; both reject with the reason in words. */
 function bounded<T>(
@@ -227,9 +220,9 @@ export class McpConnection {
     const last = this.log.lastServerLine();
     const withOutput = (text: string) => (last === undefined ? text : `${text}; last output: ${last}`);
     if (err instanceof McpStartError) return withOutput(err.message);
-    if (definition.type === "stdio" && errorCode(err) === "ENOENT")
+    if (definition.type === "stdio" && errnoOf(err) === "ENOENT")
       return `command not found: ${definition.command}`;
-    if (definition.type === "stdio" && errorCode(err) === "EACCES")
+    if (definition.type === "stdio" && errnoOf(err) === "EACCES")
       return `command not executable: ${definition.command}`;
     if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed)
       return withOutput(

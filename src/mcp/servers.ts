@@ -3,9 +3,10 @@
  * that fails, exits or times out is a `failed` status and a warning, never an error for the others.
  * Their tools become AgentTools; one `close()` ends every server.
  */
+import { messageOf } from "../util/error-text.ts";
 import { redactText } from "../util/secrets.ts";
 import { definitionSecrets, type McpServerDefinition } from "./config.ts";
-import { McpConnection, McpStartError } from "./connection.ts";
+import { McpConnection } from "./connection.ts";
 import type { Environment } from "./expand.ts";
 import { assignToolNames } from "./names.ts";
 import { type McpTool, mcpAgentTool } from "./tool.ts";
@@ -67,8 +68,7 @@ async function startOne(
     await connection.start();
     return { name: definition.name, status: "connected" };
   } catch (err) {
-    const reason =
-      err instanceof McpStartError ? err.message : err instanceof Error ? err.message : String(err);
+    const reason = messageOf(err);
     return {
       name: definition.name,
       status: "failed",

@@ -5,6 +5,7 @@
  */
 import { ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
+import { messageOf } from "../util/error-text.ts";
 import { redactText } from "../util/secrets.ts";
 import { definitionSecrets } from "./config.ts";
 import type { McpConnection } from "./connection.ts";
@@ -83,10 +84,7 @@ export function mcpAgentTool(
         if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
           return failure(`${label} timed out after ${timeoutMs} ms`);
         // A remote server's error may quote the request, with its headers' values.
-        const message = redactText(
-          err instanceof Error ? err.message : String(err),
-          definitionSecrets(connection.definition),
-        );
+        const message = redactText(messageOf(err), definitionSecrets(connection.definition));
         return failure(`${label} failed: ${message}`);
       }
     },

@@ -10,6 +10,7 @@ import type {
   RawMessageStreamEvent,
   StopReason as WireStopReason,
 } from "@anthropic-ai/sdk/resources/messages";
+import { messageOf } from "../util/error-text.ts";
 import { redactText } from "../util/secrets.ts";
 import { REDACTED_DATA, toWireMessages } from "./anthropic-messages.ts";
 import {
@@ -135,7 +136,7 @@ function parseInput(json: string): { input: Record<string, unknown>; parse_error
     if (isRecord(value)) return { input: value };
     return { input: {}, parse_error: `tool input is not a JSON object: ${json.slice(0, 200)}` };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     return { input: {}, parse_error: `invalid tool input JSON (${reason}): ${json.slice(0, 200)}` };
   }
 }

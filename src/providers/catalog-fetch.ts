@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { formatPath } from "../config/schema.ts";
+import { messageOf } from "../util/error-text.ts";
 
 /** Per request; the providers and models.dev are asked in parallel, so this bounds the whole fetch. */
 export const FETCH_TIMEOUT_MS = 10_000;
@@ -67,7 +68,7 @@ function networkReason(err: unknown, url: string): string {
     return `no answer from ${hostOf(url)} within ${FETCH_TIMEOUT_MS / 1000} s`;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (code) return `cannot reach ${hostOf(url)} (${code})`;
-  return `cannot reach ${hostOf(url)}: ${err instanceof Error ? err.message : String(err)}`;
+  return `cannot reach ${hostOf(url)}: ${messageOf(err)}`;
 }
 
 export async function getJson(fetchFn: typeof fetch, url: string, headers: Headers): Promise<unknown> {

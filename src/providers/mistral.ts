@@ -17,6 +17,7 @@ import {
   type UsageInfo,
 } from "@mistralai/mistralai/models/components";
 import { HTTPClientError, InvalidRequestError, MistralError } from "@mistralai/mistralai/models/errors";
+import { messageOf } from "../util/error-text.ts";
 import { redactText } from "../util/secrets.ts";
 import {
   abortedError,
@@ -266,7 +267,7 @@ function failureBeforeResponse(request: StreamRequest, error: unknown): Provider
   }
   // The request could not be built (SDK input validation): not something a retry fixes.
   return classifyHttpError(provider, model, {
-    message: error instanceof Error ? error.message : String(error),
+    message: messageOf(error),
   });
 }
 

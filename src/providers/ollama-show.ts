@@ -12,7 +12,7 @@
  *   ollamaWindow(configured, model) → number | undefined
  *   ollamaCapabilities(model) → ModelCapabilities
  */
-import { messageOf } from "../history/io.ts";
+import { messageOf } from "../util/error-text.ts";
 import { bodyMessage, clip, oneLine, record } from "./errors.ts";
 import type { ModelCapabilities, ResolvedProvider } from "./types.ts";
 

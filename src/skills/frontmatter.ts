@@ -10,6 +10,7 @@
  *   splitFrontmatter(text) → { yaml, body } | { body } | { error }
  *   parseFrontmatter(yaml) → { data } | { error }
  */
+import { messageOf } from "../util/error-text.ts";
 
 export interface Frontmatter {
   name?: string;
@@ -59,7 +60,7 @@ export function parseFrontmatter(yaml: string): { data: Frontmatter } | { error:
     value = yaml.trim() === "" ? {} : Bun.YAML.parse(yaml);
   } catch (err) {
     // Bun's message is "YAML Parse error: <reason>"; it carries no position.
-    const reason = err instanceof Error ? err.message.replace(/^YAML Parse error: /, "") : String(err);
+    const reason = messageOf(err).replace(/^YAML Parse error: /, "");
     return { error: `invalid YAML in the frontmatter: ${reason}` };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

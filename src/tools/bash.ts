@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { messageOf } from "../util/error-text.ts";
 import { defineTool } from "./define.ts";
 import { watchGroup } from "./group-watchdog.ts";
 import { OutputTail } from "./output-tail.ts";
@@ -213,7 +214,7 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
       detached: true,
     });
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     throw new Error(`could not start ${shell()} in ${ctx.cwd}: ${message}`, { cause: err });
   }
   // If ion dies before the command ends, the group dies with it.

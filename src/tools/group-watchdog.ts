@@ -9,6 +9,7 @@
  * read returns, and the watchdog kills the whole group. This works on every Unix. A process that
  * left the group (setsid, a daemon) is beyond it, as it is beyond ion's own kill.
  */
+import { messageOf } from "../util/error-text.ts";
 
 const WATCH = 'read -r _; kill -s KILL -- "-$1"';
 
@@ -32,8 +33,7 @@ export function watchGroup(pgid: number): GroupWatchdog {
   } catch (err) {
     // Unwatched, the command could outlive ion: it does not run at all.
     process.kill(-pgid, "SIGKILL");
-    const message = err instanceof Error ? err.message : String(err);
-    throw new Error(`could not start /bin/sh to watch the command: ${message}`, { cause: err });
+    throw new Error(`could not start /bin/sh to watch the command: ${messageOf(err)}`, { cause: err });
   }
   // It must not keep ion running.
   watchdog.unref();

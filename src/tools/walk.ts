@@ -2,6 +2,7 @@ import type { Dirent } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { errnoOf } from "../util/error-text.ts";
 import { findGitRoot } from "../util/git.ts";
 import { isInside, NOT_REGULAR, readProjectFile } from "../util/project-file.ts";
 import { ToolInputError } from "./define.ts";
@@ -47,10 +48,6 @@ interface Frame {
 
 /** git matches ignore patterns case-insensitively where the file system is (core.ignorecase). */
 const IGNORE_CASE = process.platform === "darwin" || process.platform === "win32";
-
-function errnoCode(err: unknown): string | undefined {
-  return err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
-}
 
 const toPosix = (path: string): string => (sep === "/" ? path : path.split(sep).join("/"));
 const joinRel = (parent: string, name: string): string => (parent === "" ? name : `${parent}/${name}`);
@@ -175,7 +172,7 @@ export class FileWalk implements AsyncIterable<WalkedFile> {
     try {
       entries = await readdir(abs, { withFileTypes: true });
     } catch (err) {
-      const code = errnoCode(err);
+      const code = errnoOf(err);
       if (code !== "EACCES" && code !== "EPERM" && code !== "ENOENT" && code !== "ENOTDIR") throw err;
       this.unreadable.push(abs);
       return undefined;
@@ -203,7 +200,7 @@ export class FileWalk implements AsyncIterable<WalkedFile> {
     try {
       if (!(await stat(path)).isFile()) return false; // symlinked directories are never followed
     } catch (err) {
-      const code = errnoCode(err);
+      const code = errnoOf(err);
       if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP" || code === "EACCES") return false;
       throw err;
     }

@@ -1,7 +1,6 @@
 import { closeSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { IonError } from "../errors.ts";
-import { errnoOf } from "../history/io.ts";
 import {
   isHolderAlive,
   ownerLine,
@@ -10,7 +9,7 @@ import {
   readLockText,
   takeOver,
 } from "../history/lock.ts";
-import { errnoText } from "./errno-text.ts";
+import { errnoOf, errnoText } from "./error-text.ts";
 
 /**
  * Serialises read-modify-write of a small file (config.json, keys.json, a project's config) across ion

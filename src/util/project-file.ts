@@ -1,5 +1,6 @@
 import { readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
+import { errnoOf } from "./error-text.ts";
 
 /**
  * The one reader for files that come from a project (a repository the user cloned): its
@@ -39,10 +40,6 @@ export function ownedByOther(stat: { uid: number }): number | undefined {
   return stat.uid === uid || stat.uid === 0 ? undefined : stat.uid;
 }
 
-function code(err: unknown): string | undefined {
-  return err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
-}
-
 /** Real paths of project roots: one project's files are checked against the same root many times. */
 const realRoots = new Map<string, string>();
 
@@ -54,7 +51,7 @@ function realRoot(root: string): string {
     realRoots.set(root, real);
     return real;
   } catch (err) {
-    if (code(err) === "ENOENT") return root;
+    if (errnoOf(err) === "ENOENT") return root;
     throw err;
   }
 }
@@ -98,7 +95,7 @@ export function readProjectFile(path: string, root: string, maxBytes = PROJECT_F
   try {
     stat = statSync(path);
   } catch (err) {
-    const c = code(err);
+    const c = errnoOf(err);
     if (c === "ENOENT" || c === "ENOTDIR") return { kind: "missing" };
     if (c === "ELOOP") return { kind: "refused", reason: "too many levels of symbolic links" };
     return { kind: "refused", reason: `cannot read it (${c ?? String(err)})` };
@@ -112,7 +109,7 @@ export function readProjectFile(path: string, root: string, maxBytes = PROJECT_F
       maxBytes,
     );
   } catch (err) {
-    return { kind: "refused", reason: `cannot resolve it (${code(err) ?? String(err)})` };
+    return { kind: "refused", reason: `cannot resolve it (${errnoOf(err) ?? String(err)})` };
   }
   if (reason !== undefined) return { kind: "refused", reason };
   try {
@@ -122,7 +119,7 @@ export function readProjectFile(path: string, root: string, maxBytes = PROJECT_F
       return { kind: "refused", reason: `it is larger than ${sizeText(maxBytes)}` };
     return { kind: "bytes", bytes, id: `${stat.dev}:${stat.ino}` };
   } catch (err) {
-    const c = code(err);
+    const c = errnoOf(err);
     if (c === "ENOENT") return { kind: "missing" };
     return { kind: "refused", reason: `cannot read it (${c ?? String(err)})` };
   }

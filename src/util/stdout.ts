@@ -13,8 +13,10 @@
  * failed write through Bun.write's promise instead, at the same cost as console.log. `ion run` writes
  * through fd-writer.ts (synchronous writes to fds 1 and 2, failures handled as here) and creates the
  * process streams — ~2 ms of start-up — only when it needs them (`useProcessStreams`, for a prompt).
- * This module imports nothing: even node:fs would cost `--version` ~1 ms.
+ * This module imports nothing but error-text.ts (which imports nothing): even node:fs would cost
+ * `--version` ~1 ms.
  */
+import { errnoOf, messageOf } from "./error-text.ts";
 
 /** 128 + SIGPIPE: the status a shell reports for `yes | head`. */
 export const BROKEN_PIPE_STATUS = 141;
@@ -61,14 +63,10 @@ export function stdoutClosed(): boolean {
   return failure !== undefined;
 }
 
-function errnoCode(err: unknown): string | undefined {
-  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
-}
-
 /** Node's "ENOSPC: no space left on device, write" as "no space left on device (ENOSPC)". */
 function reason(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const code = errnoCode(err);
+  const message = messageOf(err);
+  const code = errnoOf(err);
   if (code === undefined) return message;
   const text = message.startsWith(`${code}: `)
     ? message.slice(code.length + 2).replace(/, \w+$/, "")
@@ -77,7 +75,7 @@ function reason(err: unknown): string {
 }
 
 function failureFor(err: unknown, stream: "stdout" | "stderr"): Failure {
-  if (errnoCode(err) === "EPIPE") return { status: BROKEN_PIPE_STATUS, message: undefined };
+  if (errnoOf(err) === "EPIPE") return { status: BROKEN_PIPE_STATUS, message: undefined };
   return { status: WRITE_FAILED_STATUS, message: `ion: cannot write to ${stream}: ${reason(err)}` };
 }
 
