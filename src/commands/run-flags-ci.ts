@@ -1,11 +1,10 @@
 import { statSync } from "node:fs";
-import { open, rename } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { RunResult } from "../agent/events.ts";
 import { parseToolRules, type ToolRules } from "../agent/tool-rules.ts";
 import { describeError, IonError } from "../errors.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import { errnoOf, systemMessage } from "../util/error-text.ts";
-import { removeTemp } from "../util/remove-temp.ts";
 
 /**
  * The CI flags of `ion run` that change one run without touching config: `--allowedTools`,
@@ -83,7 +82,7 @@ export async function saveLastMessage(
   say: (line: string) => void,
 ): Promise<void> {
   try {
-    await writeAtomically(resolve(file), result.result);
+    await writeFileAtomic(resolve(file), result.result);
   } catch (err) {
     const failure = new IonError(
       "io",
@@ -94,21 +93,5 @@ export async function saveLastMessage(
     );
     if (result.subtype === "success") throw failure;
     say(`ion: ${describeError(failure)}\n`);
-  }
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    const handle = await open(tmp, "wx");
-    try {
-      await handle.writeFile(text);
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await removeTemp(tmp);
-    throw err;
   }
 }

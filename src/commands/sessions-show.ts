@@ -1,5 +1,5 @@
-import { rename, stat, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { IonError } from "../errors.ts";
 import { type BashResult, bashResult, exitText, shellCommand } from "../history/bash-result.ts";
 import {
@@ -16,9 +16,9 @@ import {
 import type { ContextMessageEntry, MessageEntry } from "../history/schema.ts";
 import { imageLabel } from "../providers/image.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import { errnoOf, systemMessage } from "../util/error-text.ts";
 import { count, counted } from "../util/numbers.ts";
-import { removeTemp } from "../util/remove-temp.ts";
 import { safeForTerminal, safeForTerminalDeep } from "../util/terminal-text.ts";
 import { parseStrict } from "./_shared.ts";
 import { exportArgs, rmArgs, showArgs } from "./sessions.ts";
@@ -85,12 +85,9 @@ export async function exportSession(rawArgs: string[]): Promise<void> {
 
 /** A temp file beside the target, then rename: a reader never sees half a file. */
 async function writeAtomically(file: string, text: string): Promise<void> {
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
   try {
-    await writeFile(temp, text, { flag: "wx" });
-    await rename(temp, file);
+    await writeFileAtomic(file, text);
   } catch (err) {
-    await removeTemp(temp);
     const reason = errnoOf(err) === "ENOENT" ? "no such directory" : systemMessage(err);
     throw new IonError("io", `could not write ${file}: ${reason}`, { cause: err });
   }

@@ -1,10 +1,10 @@
-import { lstat, mkdir, open, readFile, rename, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { lstat, mkdir, readFile, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import { errnoText } from "../util/error-text.ts";
 import { findGitRoot } from "../util/git.ts";
 import { PROJECT_FILE_MAX_BYTES, readProjectFile } from "../util/project-file.ts";
-import { removeTemp } from "../util/remove-temp.ts";
 import { holdsSecret } from "../util/secrets.ts";
 import { configFiles, type Env } from "./paths.ts";
 import type { Config, Keys, Layer } from "./schema.ts";
@@ -218,22 +218,15 @@ async function parseJson(file: string, raw: string): Promise<unknown> {
  * new file 0600. An existing file keeps its mode, less group and other access once it holds a secret.
  */
 export async function atomicWriteJson(path: string, value: unknown, mode?: number): Promise<void> {
-  const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const finalMode = mode ?? privateMode(await existingMode(path), value);
-    const handle = await open(tmp, "wx", finalMode);
-    try {
-      await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`);
-      await handle.chmod(finalMode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
+    // The directory is synced too: a setting or a key the user entered must survive a crash.
+    await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, {
+      mode: finalMode,
+      durability: "directory",
+    });
   } catch (err) {
-    await removeTemp(tmp);
     throw new IonError("io", `cannot write ${path} (${errnoText(err)})`, { cause: err });
   }
 }

@@ -1,21 +1,14 @@
-import {
-  closeSync,
-  fdatasyncSync,
-  fstatSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  writeSync,
-} from "node:fs";
+import { fstatSync, mkdirSync, readSync, writeSync } from "node:fs";
 import { IonError } from "../errors.ts";
 import { systemMessage } from "../util/error-text.ts";
 
 /** Shared with code outside the session files; re-exported for the history modules. */
 export { errnoOf, messageOf, systemMessage } from "../util/error-text.ts";
 
-/** File-system helpers the session files share: durable writes, whole-file reads, errors as IonErrors. */
+/**
+ * File-system helpers the session files share: whole writes and reads, errors as IonErrors (a file is
+ * replaced with util/atomic-write.ts).
+ */
 
 export function ensureDir(dir: string): void {
   try {
@@ -23,49 +16,6 @@ export function ensureDir(dir: string): void {
   } catch (err) {
     throw asIoError(err, `cannot create ${dir}`);
   }
-}
-
-/** Makes a new directory entry (a created or renamed file) durable. POSIX only: Windows cannot open directories. */
-export function syncDir(dir: string): void {
-  if (process.platform === "win32") return;
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Writes `data` to the new file `tmp` (which must not exist), fdatasyncs it and renames it to `path`:
- * `path` then holds either its old content or all of `data`, whenever the process dies. The caller
- * removes `tmp` when this throws, and syncs the directory when it returns.
- */
-export function writeFileDurably(tmp: string, path: string, data: Uint8Array): void {
-  const fd = openSync(tmp, "wx", 0o600);
-  try {
-    writeAll(fd, data);
-    fdatasyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-}
-
-/**
- * Writes `data` to the new file `tmp` (which must not exist) and renames it to `path`, unsynced: a
- * crash of the process leaves either no `path` or all of `data` in it, but only a later sync of the
- * file and its directory makes it survive a crash of the machine. The caller removes `tmp` when this
- * throws.
- */
-export function writeFileAtomically(tmp: string, path: string, data: Uint8Array): void {
-  const fd = openSync(tmp, "wx", 0o600);
-  try {
-    writeAll(fd, data);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
 }
 
 export function writeAll(fd: number, data: Uint8Array): void {

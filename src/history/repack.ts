@@ -1,9 +1,9 @@
 import { rmSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { writeFileAtomicSync } from "../util/atomic-write.ts";
 import { type Codec, compressFrames, concat, MAX_FRAME_CONTENT } from "./codec.ts";
 import { contentSizeOf, encodeRecord, type FrameRecord, MARKER_SIZE } from "./frames.ts";
-import { syncDir, writeFileDurably } from "./io.ts";
 
 /**
  * Repacking (at openForAppend): once this many small records follow the last full one, they are
@@ -49,7 +49,7 @@ export function repackFrom(bytes: Uint8Array, records: readonly FrameRecord[]): 
  * the same text), the file is written to a temp file, fsynced and renamed over the old one: a crash
  * leaves one or the other, never a mix. The caller holds the lock. Returns the new size.
  */
-export function repack(path: string, dir: string, bytes: Uint8Array, from: number, codec: Codec): number {
+export function repack(path: string, bytes: Uint8Array, from: number, codec: Codec): number {
   const text = codec.decompress(bytes.subarray(from));
   const records: Uint8Array[] = [];
   for (const piece of lineChunks(text, MAX_FRAME_CONTENT)) {
@@ -60,14 +60,12 @@ export function repack(path: string, dir: string, bytes: Uint8Array, from: numbe
     records.push(record);
   }
   const next = concat([bytes.subarray(0, from), ...records]);
-  const tmp = `${path}.${process.pid}${REPACK_SUFFIX}`;
-  try {
-    writeFileDurably(tmp, path, next);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  syncDir(dir);
+  // The temp file is named so that removeRepackLeftovers finds it after a crash.
+  writeFileAtomicSync(path, next, {
+    mode: 0o600,
+    durability: "directory",
+    temp: `${path}.${process.pid}${REPACK_SUFFIX}`,
+  });
   return next.length;
 }
 

@@ -2,10 +2,11 @@ import { closeSync, existsSync, fdatasyncSync, ftruncateSync, openSync, renameSy
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { IonError } from "../errors.ts";
+import { writeFileAtomicSync } from "../util/atomic-write.ts";
 import { type Codec, CodecCapacityError, defaultCodec } from "./codec.ts";
 import { CorruptReason, type Decoded, decodeSession, newerVersionError } from "./decode.ts";
 import type { TornTail } from "./frames.ts";
-import { asIoError, ensureDir, errnoOf, messageOf, readAll, writeFileAtomically } from "./io.ts";
+import { asIoError, ensureDir, errnoOf, messageOf, readAll } from "./io.ts";
 import { type ListOptions, latestSessionOf, listSessions, type SessionSummary } from "./listing.ts";
 import { acquireLock } from "./lock.ts";
 import { removeRepackLeftovers, repack, repackFrom } from "./repack.ts";
@@ -100,16 +101,15 @@ export class SessionStore {
     ensureDir(this.dir);
     const lock = await acquireLock(this.lockPathOf(id), id);
     // The header is written to a temp file and renamed into place: the session file either does not
-    // exist or starts with a complete header, whenever the process dies.
-    const tmp = join(this.dir, `.${id}${SESSION_FILE_SUFFIX}.${process.pid}.tmp`);
+    // exist or starts with a complete header, whenever the process dies. Unsynced here: the first
+    // save syncs the new file and its directory (FileSessionWriter, `created`).
     try {
       if (existsSync(path)) throw new IonError("usage", `session ${id} already exists`);
-      writeFileAtomically(tmp, path, record);
+      writeFileAtomicSync(path, record, { mode: 0o600, durability: "none" });
       const fd = openSync(path, "a");
       return new FileSessionWriter(id, path, fd, record.length, 0, codec, lock, { created: true });
     } catch (err) {
       lock.release();
-      rmSync(tmp, { force: true });
       throw asIoError(err, `cannot create session ${id} in ${this.dir}`);
     }
   }
@@ -142,8 +142,7 @@ export class SessionStore {
       let size = decoded.validEnd;
       try {
         const keep = repackFrom(bytes, decoded.records);
-        if (keep !== undefined)
-          size = repack(path, this.dir, bytes.subarray(0, decoded.validEnd), keep, codec);
+        if (keep !== undefined) size = repack(path, bytes.subarray(0, decoded.validEnd), keep, codec);
       } catch (err) {
         warnings.push(`session ${id}: could not repack the file (${messageOf(err)}); it was left as it was`);
       }

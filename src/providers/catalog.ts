@@ -14,13 +14,14 @@
  * came from (`endpointOf`): a run checks a model id only against a list from the endpoint it will call.
  */
 import { readFileSync } from "node:fs";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import Fuse, { type IFuseOptions } from "fuse.js";
 import { cacheDir, type Env } from "../config/paths.ts";
 import { knownProviderIds, resolveProvider, selectedProviderId } from "../config/resolve.ts";
 import type { Config, Keys } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import { BUILTIN_PROVIDERS, builtinProvider } from "./registry.ts";
 import type { ResolvedProvider } from "./types.ts";
 
@@ -441,25 +442,10 @@ async function writeCache(file: string, cache: CacheFile): Promise<void> {
   const headText = JSON.stringify(head).slice(0, -1);
   const body = models.map((m) => JSON.stringify(m)).join(",\n");
   const text = `${headText},"models":[\n${body}\n]}\n`;
-  const tmp = join(
-    dirname(file),
-    `.${basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`,
-  );
-  let created = false;
   try {
     await mkdir(dirname(file), { recursive: true });
-    const handle = await open(tmp, "wx", 0o644);
-    created = true;
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, file);
+    await writeFileAtomic(file, text);
   } catch (err) {
-    // Only a temp file we created is removed (rm under a path that is not a directory fails oddly).
-    if (created) await rm(tmp, { force: true });
     const code = (err as NodeJS.ErrnoException | undefined)?.code;
     throw new IonError("io", `cannot write ${file} (${code ?? String(err)})`, { cause: err });
   }

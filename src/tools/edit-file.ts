@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import { defineTool, ToolInputError } from "./define.ts";
 import { unifiedDiff } from "./diff.ts";
 import { isBinary, truncateHead } from "./limits.ts";
 import { displayPath, resolveInWorkspace } from "./workspace.ts";
-import { atomicWriteFile, statOrUndefined } from "./write-file.ts";
+import { statOrUndefined } from "./write-file.ts";
 
 /** The diff returned to the model is cut beyond this. */
 export const MAX_DIFF_CHARS = 30_000;
@@ -116,7 +117,7 @@ export const editFileTool = defineTool({
       : content.slice(0, at) + replacement + content.slice(at + search.length);
     if (updated === content) throw new ToolInputError(`the edit would not change ${shown}`);
     ctx.signal.throwIfAborted();
-    await atomicWriteFile(target, updated);
+    await writeFileAtomic(target, updated);
 
     const diff = unifiedDiff(content.replaceAll("\r\n", "\n"), updated.replaceAll("\r\n", "\n"), {
       path: shown,

@@ -1,7 +1,8 @@
 import type { Stats } from "node:fs";
-import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { mkdir, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { z } from "zod";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import { defineTool, ToolInputError } from "./define.ts";
 import { displayPath, resolveInWorkspace } from "./workspace.ts";
 
@@ -12,31 +13,6 @@ export async function statOrUndefined(path: string): Promise<Stats | undefined> 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") return undefined;
-    throw err;
-  }
-}
-
-/**
- * Replaces `path` atomically: the data goes to a temp file in the same directory, is flushed, then
- * renamed over the target, so a reader or a crash sees the old file or the new one, never half of it.
- * An existing file keeps its permission bits. The temp file is removed if anything fails.
- */
-export async function atomicWriteFile(path: string, data: string | Uint8Array): Promise<void> {
-  const existing = await statOrUndefined(path);
-  const temp = join(dirname(path), `.${basename(path)}.ion-${crypto.randomUUID().slice(0, 12)}.tmp`);
-  try {
-    const handle = await open(temp, "wx", 0o666);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // After open: the mode given to open is masked by the umask, chmod is not.
-    if (existing) await chmod(temp, existing.mode & 0o7777);
-    await rename(temp, path);
-  } catch (err) {
-    await rm(temp, { force: true });
     throw err;
   }
 }
@@ -80,7 +56,8 @@ export const writeFileTool = defineTool({
     if (existing && !existing.isFile()) throw new ToolInputError(`${shown} is not a regular file`);
     ctx.signal.throwIfAborted();
     await makeParents(dirname(target), shown);
-    await atomicWriteFile(target, content);
+    // An existing file keeps its permission bits.
+    await writeFileAtomic(target, content);
     const bytes = Buffer.byteLength(content, "utf8");
     return `${JSON.stringify({ success: true, bytes })}\n${existing ? "Overwrote" : "Created"} ${shown}`;
   },

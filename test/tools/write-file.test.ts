@@ -10,7 +10,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { atomicWriteFile, writeFileTool } from "../../src/tools/write-file.ts";
+import { writeFileTool } from "../../src/tools/write-file.ts";
+import { writeFileAtomic } from "../../src/util/atomic-write.ts";
 import { useToolWorkspace } from "../support/tool-workspace.ts";
 
 const ws = useToolWorkspace("ion-write-file-");
@@ -82,7 +83,7 @@ describe("write_file", () => {
     // Renaming a file over a non-empty directory fails after the temp file was written.
     mkdirSync(join(ws.root, "busy"));
     writeFileSync(join(ws.root, "busy/inside.txt"), "keep");
-    await expect(atomicWriteFile(join(ws.root, "busy"), "data")).rejects.toThrow();
+    await expect(writeFileAtomic(join(ws.root, "busy"), "data")).rejects.toThrow();
     expect(readdirSync(ws.root)).toEqual(["busy"]);
     expect(readFileSync(join(ws.root, "busy/inside.txt"), "utf8")).toBe("keep");
   });
