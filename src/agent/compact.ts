@@ -108,6 +108,16 @@ export function isSummaryMessage(message: Message): boolean {
   );
 }
 
+/** A message ion or an extension put before a prompt (memory, a hook's context): not the user's words. */
+function isContextMessage(message: Message | undefined): boolean {
+  return message?.role === "user" && message.context !== undefined;
+}
+
+/** A user message that starts a turn: no tool results, not a summary. Its context messages count too. */
+function isPrompt(message: Message): boolean {
+  return !message.content.some((b) => b.type === "tool_result") && !isSummaryMessage(message);
+}
+
 /** The summary inside a summary message (the whole text if it does not have the expected shape). */
 function summaryText(message: Message): string {
   const first = message.content[0];
@@ -125,7 +135,8 @@ export function truncateMiddle(text: string, max: number): string {
 
 /**
  * Where to cut the view: the index of the first kept message. The kept part never holds a tool result
- * whose call is in the older part. Preferred is a real prompt (a user message without tool results)
+ * whose call is in the older part. Preferred is a real prompt (a user message without tool results;
+ * for a prompt with per-turn context, the first of its context messages, so they stay together)
  * keeping 20–65 % of the tokens, then an assistant message in that range, nearest to 50 % first;
  * failing both, the valid cut nearest to 50 % that keeps at most 65 % — at worst `messages.length`
  * (summarise everything). Returns 0 only for an empty view.
@@ -164,7 +175,7 @@ export function findCut(messages: readonly Message[]): number {
     const m = messages[i];
     if (!m) continue;
     if (m.role === "assistant") assistants.push(i);
-    else if (!m.content.some((b) => b.type === "tool_result") && !isSummaryMessage(m)) prompts.push(i);
+    else if (isPrompt(m) && !isContextMessage(messages[i - 1])) prompts.push(i);
   }
   const nearest = (cuts: number[], min: number) => {
     let best: number | undefined;

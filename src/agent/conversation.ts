@@ -1,11 +1,17 @@
 import type { SessionWriter } from "../history/store.ts";
 import { dropDanglingToolUse, type ModelView, summaryMessage } from "../history/view.ts";
 import type { Message, StopReason, Usage, UserMessage } from "../providers/types.ts";
+import { emptyUsage } from "../providers/types.ts";
 import type { AgentEvent } from "./events.ts";
+import type { PromptRefusal, TurnContext } from "./session-extension.ts";
+
+/** The `extension_state` name under which a refused prompt is kept: `data` is `{ by, reason, message }`. */
+export const REFUSED_PROMPT = "refused_prompt";
 
 /**
- * The conversation of an agent session, as the model sees it, and its one owner. The loop reports the
- * messages it adds (`assistant`, `tool_results`) and compactions (naming the first kept message); the
+ * The conversation of an agent session, as the model sees it, and its one owner. A turn starts with
+ * its context messages and the user's prompt (`addTurn`); the loop reports the messages it adds
+ * (`assistant`, `tool_results`) and compactions (naming the first kept message); the
  * conversation appends them and, when the session has a file, saves each before it is shown — saving
  * is a sink beside the loop, not a wrapper around it.
  *
@@ -62,23 +68,52 @@ export class Conversation {
     this.pendingModelChange = { provider, model };
   }
 
-  /** Saves the user's message before any model request: what the user typed is never lost. */
-  async addUser(message: UserMessage): Promise<void> {
+  /**
+   * Saves the user's message before any model request — what the user typed is never lost — after
+   * this turn's context messages (each its own user-role message, so later requests keep them as a
+   * stable prefix).
+   */
+  async addTurn(message: UserMessage, contexts: readonly TurnContext[] = []): Promise<void> {
     const change = this.pendingModelChange;
     if (!this.writer) {
+      for (const context of contexts) this.view.push({ message: context.message, n: undefined });
       this.view.push({ message, n: undefined });
       this.pendingModelChange = undefined;
       return;
     }
     const saved = await this.writer.append([
       ...(change ? [{ type: "model_change" as const, ...change }] : []),
+      ...contexts.map((c) => ({ type: "context_message" as const, source: c.source, message: c.message })),
       { type: "message", message },
     ]);
     this.pendingModelChange = undefined;
-    this.view.push({ message, n: saved[saved.length - 1]!.n });
+    const messages = [...contexts.map((c) => c.message), message];
+    const ns = saved.slice(saved.length - messages.length).map((entry) => entry.n);
+    for (const [i, m] of messages.entries()) this.view.push({ message: m, n: ns[i] });
     // Synced while the request is in flight; a failure is reported by the turn's own sync, which
     // waits for this one.
     this.writer.sync().catch(() => undefined);
+  }
+
+  /**
+   * A prompt an extension refused: kept in the file — the user's words are never lost — but outside
+   * the model's view (an `extension_state` entry), with a failed run end saying who refused it and why.
+   */
+  async refused(message: UserMessage, refusal: PromptRefusal, error: string): Promise<void> {
+    if (!this.writer) return;
+    await this.writer.append([
+      { type: "extension_state", extension: REFUSED_PROMPT, data: { ...refusal, message } },
+      {
+        type: "run_end",
+        subtype: "error_during_execution",
+        num_turns: 0,
+        usage: emptyUsage(),
+        total_cost_usd: 0,
+        errors: [error],
+        error_kind: "usage",
+      },
+    ]);
+    await this.writer.sync();
   }
 
   /** Records what an event adds to the conversation; resolves once it is written (and synced, for a turn's end). */

@@ -134,6 +134,9 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   // Ctrl+C cancels the turn in flight (or leaves when idle). SIGTERM and SIGHUP (a closed terminal, a
   // dropped ssh) end the chat: the turn is cancelled and saved, the lock released, then exit 2.
   let endedBy: string | undefined;
+  // Why the session ended, for its extensions: a signal (interrupted), a failure, or the user left (done).
+  let failed = false;
+  let readerGone = false;
   let ended: ((turnInFlight: boolean) => void) | undefined;
   const endedBySignal = new Promise<boolean>((resolve) => {
     ended = resolve;
@@ -150,6 +153,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   // A reader that went away (`… | ion | head -1`): cancel the turn in flight and leave; ion exits 141.
   const { onStdoutClosed } = await import("../util/stdout.ts");
   const offClosed = onStdoutClosed(() => {
+    readerGone = true;
     chat?.interrupt();
     chat?.context.quit();
   });
@@ -164,11 +168,14 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     // An idle chat waits on input that may never come: after the signal only a turn in flight is waited for.
     await Promise.race([running, endedBySignal.then((turnInFlight) => (turnInFlight ? running : undefined))]);
     if (endedBy !== undefined) throw new IonError("interrupted", "interrupted");
+  } catch (err) {
+    failed = true;
+    throw err;
   } finally {
     offSignals();
     offClosed();
     input?.close();
-    await session.close();
+    await session.close(endedBy !== undefined || readerGone ? "interrupted" : failed ? "error" : "done");
   }
 }
 

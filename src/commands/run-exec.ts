@@ -1,6 +1,7 @@
 import { parseArgs } from "citty";
 import type { RunResult } from "../agent/events.ts";
 import type { AgentSession } from "../agent/session.ts";
+import type { SessionEndReason } from "../agent/session-extension.ts";
 import { IonError } from "../errors.ts";
 import { SessionInUseError } from "../history/session-errors.ts";
 import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
@@ -192,7 +193,7 @@ export async function executeRun(
   } catch (err) {
     prompt?.close();
     release();
-    await session?.close();
+    await session?.close(controller.signal.aborted ? "interrupted" : "error");
     // A session held by another ion is named by its own id (it exists), not by the unused new one;
     // otherwise the prompt is kept in a session, so the result names one that exists.
     const { failedRunSession } = await import("./run-failure.ts");
@@ -207,6 +208,9 @@ export async function executeRun(
   }
 
   let result: RunResult | undefined;
+  // Why the session ended, for its extensions: a signal (or a closed stdout), a turn that threw, else
+  // (undefined) as its last turn ended.
+  let ending: SessionEndReason | undefined;
   try {
     for await (const content of turns) {
       if (controller.signal.aborted) break;
@@ -215,7 +219,9 @@ export async function executeRun(
         if (event.type === "result") result = event.result;
       }
     }
+    if (controller.signal.aborted) ending = "interrupted";
   } catch (err) {
+    ending = controller.signal.aborted ? "interrupted" : "error";
     // The user's message could not be saved or was refused: nothing was sent, and a json consumer
     // still gets its result, naming a session that exists (the prompt kept in a new one when it can be).
     const { failedRunSession } = await import("./run-failure.ts");
@@ -231,7 +237,7 @@ export async function executeRun(
     renderer.close();
     prompt?.close();
     release();
-    await session.close();
+    await session.close(ending);
   }
   if (!result) {
     if (streamInput) return; // no message on stdin: nothing to answer

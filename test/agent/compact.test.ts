@@ -339,6 +339,16 @@ describe("findCut", () => {
     expect(findCut(chat())).toBe(4);
   });
 
+  test("a prompt's per-turn context stays with it: the cut falls before the context, never between", () => {
+    const messages = chat();
+    messages.splice(4, 0, {
+      role: "user",
+      content: [{ type: "text", text: "<memory>parser notes</memory>" }],
+      context: { source: "memory" },
+    });
+    expect(findCut(messages)).toBe(4);
+  });
+
   test("in one long tool-using run (a single prompt) it cuts at an assistant step", () => {
     const messages: Message[] = [userText("do the thing")];
     for (let i = 0; i < 10; i++) {

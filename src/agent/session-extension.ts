@@ -1,0 +1,162 @@
+import type { Message, TextBlock, ToolUseBlock, UserBlock, UserMessage } from "../providers/types.ts";
+import type { ToolOutcome } from "../tools/types.ts";
+import type { CompactTrigger, RunResult } from "./events.ts";
+import type { AgentDeps } from "./loop.ts";
+import type { CallReview, CallReviewer, ToolCallRequest } from "./permissions.ts";
+
+/**
+ * The seams of an agent session that extensions plug into (hooks, memory recall, a plan): one object
+ * per extension, passed in `SessionOptions.extensions`; several are called in the order given. Neither
+ * the session nor the loop knows what an extension does.
+ *
+ *   sessionStart / sessionEnd   once each per session (a /clear or /resume ends one and starts another)
+ *   userPromptSubmit            before a turn's prompt is saved or sent: may refuse it, or add context
+ *   turnContext                 per-turn context: computed once, saved as its own user-role message
+ *                               before the prompt — a stable prefix for the provider's prompt cache
+ *   requestContext              per-request context: recomputed before each model request, placed
+ *                               after the conversation, never saved
+ *   authorize, afterTool, beforeStop, beforeCompact   the loop's seams (see AgentDeps, CallReview)
+ */
+
+/** Why a session ended: its work finished, the user or a signal stopped it, or it failed. */
+export type SessionEndReason = "done" | "interrupted" | "error";
+
+export interface SessionStartInfo {
+  sessionId: string;
+  /** An existing session continued (`-c`, `-r`, `/resume`), not a new one. */
+  resumed: boolean;
+  cwd: string;
+}
+
+export interface PromptInfo {
+  sessionId: string;
+  content: readonly UserBlock[];
+  /** The conversation before this prompt, as the model will see it. */
+  messages: readonly Message[];
+}
+
+/** What `userPromptSubmit` decides: refuse the prompt (the reason is shown to the user), or add context. */
+export type PromptVerdict = { refuse: string } | { context: string };
+
+export interface SessionExtension {
+  /** Names it: the `source` of the context it adds, and who refused or denied. */
+  readonly name: string;
+  sessionStart?(info: SessionStartInfo): Promise<void>;
+  sessionEnd?(info: { sessionId: string; reason: SessionEndReason }): Promise<void>;
+  userPromptSubmit?(prompt: PromptInfo): Promise<PromptVerdict | undefined>;
+  turnContext?(prompt: PromptInfo): Promise<string | undefined>;
+  requestContext?(messages: readonly Message[]): Promise<string | undefined>;
+  authorize?(call: ToolCallRequest): Promise<CallReview | undefined>;
+  afterTool?(call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome>;
+  beforeStop?(finalText: string): Promise<string | undefined>;
+  beforeCompact?(trigger: CompactTrigger): Promise<string | undefined>;
+}
+
+/** A prompt an extension refused: the turn does not happen. */
+export interface PromptRefusal {
+  by: string;
+  reason: string;
+}
+
+/** A per-turn context message and the extension it came from. */
+export interface TurnContext {
+  source: string;
+  message: UserMessage;
+}
+
+/** How a turn with this result ended, as a reason for the session's end. */
+export function endReasonOf(result: RunResult): SessionEndReason {
+  if (result.subtype === "error_interrupted") return "interrupted";
+  return result.is_error ? "error" : "done";
+}
+
+/** The extensions of one session, called in order. */
+export class SessionSeams {
+  constructor(private readonly extensions: readonly SessionExtension[] = []) {}
+
+  async started(info: SessionStartInfo): Promise<void> {
+    for (const extension of this.extensions) await extension.sessionStart?.(info);
+  }
+
+  /** Every extension hears of the end, even when one before it fails; the first failure is thrown after. */
+  async ended(sessionId: string, reason: SessionEndReason): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    for (const extension of this.extensions) {
+      try {
+        await extension.sessionEnd?.({ sessionId, reason });
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure) throw failure.error;
+  }
+
+  /**
+   * Asks each extension about a prompt, then gathers this turn's context: a refusal stops at once (later
+   * extensions are not asked); otherwise one context message per extension that added any.
+   */
+  async submit(prompt: PromptInfo): Promise<{ refusal: PromptRefusal } | { contexts: TurnContext[] }> {
+    const texts = new Map<string, string[]>();
+    const add = (source: string, text: string | undefined) => {
+      if (text?.trim()) texts.set(source, [...(texts.get(source) ?? []), text]);
+    };
+    for (const extension of this.extensions) {
+      const verdict = await extension.userPromptSubmit?.(prompt);
+      if (verdict && "refuse" in verdict) return { refusal: { by: extension.name, reason: verdict.refuse } };
+      if (verdict) add(extension.name, verdict.context);
+    }
+    for (const extension of this.extensions) add(extension.name, await extension.turnContext?.(prompt));
+    const contexts = [...texts].map(([source, parts]): TurnContext => {
+      const content: TextBlock[] = parts.map((text) => ({ type: "text", text }));
+      return { source, message: { role: "user", content, context: { source } } };
+    });
+    return { contexts };
+  }
+
+  /** The approval policy's reviewers: the extensions that have a say on tool calls. */
+  reviewers(): CallReviewer[] {
+    return this.extensions.flatMap((extension) => {
+      const { authorize } = extension;
+      return authorize ? [{ name: extension.name, review: (call) => authorize.call(extension, call) }] : [];
+    });
+  }
+
+  /** The loop's seams, each calling every extension that has it (with `stopChecks` first for beforeStop). */
+  loopSeams(
+    stopChecks: readonly ((finalText: string) => Promise<string | undefined>)[] = [],
+  ): Pick<AgentDeps, "afterTool" | "beforeStop" | "beforeCompact" | "contextBlocks"> {
+    const all = this.extensions;
+    const beforeStop = [...stopChecks, ...all.flatMap((e) => (e.beforeStop ? [e.beforeStop.bind(e)] : []))];
+    const seams: Pick<AgentDeps, "afterTool" | "beforeStop" | "beforeCompact" | "contextBlocks"> = {};
+    if (beforeStop.length > 0)
+      seams.beforeStop = (text) => joined(beforeStop.map((check) => () => check(text)));
+    if (all.some((e) => e.afterTool))
+      seams.afterTool = async (call, outcome) => {
+        let current = outcome;
+        for (const e of all) if (e.afterTool) current = await e.afterTool(call, current);
+        return current;
+      };
+    if (all.some((e) => e.beforeCompact))
+      seams.beforeCompact = (trigger) => joined(all.map((e) => async () => e.beforeCompact?.(trigger)));
+    if (all.some((e) => e.requestContext))
+      seams.contextBlocks = async (messages) => {
+        const blocks: TextBlock[] = [];
+        for (const e of all) {
+          const text = await e.requestContext?.(messages);
+          if (text?.trim()) blocks.push({ type: "text", text });
+        }
+        return blocks;
+      };
+    return seams;
+  }
+}
+
+/** The texts the calls return, in order, one paragraph each; undefined when none returned any. */
+async function joined(calls: (() => Promise<string | undefined>)[]): Promise<string | undefined> {
+  const texts: string[] = [];
+  for (const call of calls) {
+    const text = await call();
+    if (text !== undefined) texts.push(text);
+  }
+  return texts.length > 0 ? texts.join("\n\n") : undefined;
+}

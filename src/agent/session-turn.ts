@@ -1,0 +1,186 @@
+import type { Config } from "../config/schema.ts";
+import type { IonError } from "../errors.ts";
+import { streamProvider } from "../providers/index.ts";
+import type { Message, ThinkingLevel, Usage } from "../providers/types.ts";
+import type { AgentTool } from "../tools/types.ts";
+import type { CompactionRequest } from "./compact-run.ts";
+import type { Conversation } from "./conversation.ts";
+import { type AgentEvent, failedResult, type RunResult } from "./events.ts";
+import { ModelFallback } from "./fallback.ts";
+import { type AgentDeps, type AgentInput, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
+import type { PermissionMode } from "./permissions.ts";
+import type { SessionSeams } from "./session-extension.ts";
+import type { SessionOptions } from "./session-options.ts";
+import { type ModelTarget, saveError } from "./session-setup.ts";
+import { SchemaCheck, schemaInstructions } from "./structured-output.ts";
+
+/**
+ * One turn of an agent session, once its prompt is saved: the loop's input and seams built from the
+ * session's state, the events saved as they pass, and the result finished (fallback, schema check).
+ */
+
+/** The session's state a turn is built from. */
+export interface TurnSetup {
+  sessionId: string;
+  options: SessionOptions;
+  config: Config;
+  target: ModelTarget;
+  fallbackTarget: ModelTarget | undefined;
+  system: string;
+  /** Asked before every request: the registry can change during the turn. */
+  tools: () => AgentTool[];
+  skills: string[];
+  /** Read per call: a chat can change the mode while the turn runs. */
+  mode: () => PermissionMode;
+  thinking: ThinkingLevel;
+  messages: Message[];
+  seams: SessionSeams;
+}
+
+export interface TurnPlan {
+  input: AgentInput;
+  deps: AgentDeps;
+  /** The loop's result as the session reports it: after a fallback, and checked against --json-schema. */
+  finish(result: RunResult): RunResult;
+}
+
+export function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
+  const { options, config, target, seams } = setup;
+  const { outputSchema } = options;
+  const schemaCheck = outputSchema ? new SchemaCheck(outputSchema) : undefined;
+  const fallback = setup.fallbackTarget
+    ? new ModelFallback(target, setup.fallbackTarget, streamProvider, options.notice)
+    : undefined;
+  const mode = setup.mode();
+  const input: AgentInput = {
+    sessionId: setup.sessionId,
+    cwd: options.cwd,
+    provider: target.provider,
+    model: target.model,
+    system: outputSchema ? `${setup.system}\n\n${schemaInstructions(outputSchema)}` : setup.system,
+    messages: setup.messages,
+    contextWindow: target.facts.contextWindow,
+    price: fallback?.price ?? target.facts.price,
+    maxOutputTokens: target.facts.maxOutput,
+    maxBudgetUsd: options.maxBudgetUsd,
+    responseSchema: outputSchema && { name: outputSchema.name, schema: outputSchema.schema },
+    compactThreshold: config.history?.compact_threshold ?? DEFAULT_COMPACT_THRESHOLD,
+    thinking: setup.thinking,
+    ...(target.facts.capabilities ? { modelInfo: target.facts.capabilities } : {}),
+    tools: setup.tools,
+    permissionMode: mode,
+    workspaceAllow: [...(config.workspace?.allow ?? []), ...(options.addDirs ?? [])],
+    maxTurns: options.maxTurns,
+    signal,
+    skills: setup.skills,
+    acceptEdits: options.acceptEdits === true && mode === "ask",
+  };
+  const deps: AgentDeps = {
+    stream: fallback?.stream ?? streamProvider,
+    approval: {
+      mode: setup.mode,
+      acceptEdits: options.acceptEdits,
+      toolRules: options.toolRules,
+      approve: options.approve,
+      reviewers: seams.reviewers(),
+    },
+    ...seams.loopSeams(schemaCheck ? [schemaCheck.beforeStop] : []),
+    ...(options.log ? { log: options.log } : {}),
+  };
+  const finish = (result: RunResult) => {
+    const answered = fallback ? fallback.finish(result) : result;
+    return schemaCheck ? schemaCheck.finish(answered) : answered;
+  };
+  return { input, deps, finish };
+}
+
+/**
+ * The loop's events as the session passes them on, each saved before it is shown (a step the user
+ * sees as complete is already on disk); a child agent's events (a subagent run by a tool call) are
+ * shown, never part of this conversation. A failed save stops the turn (`stop`), and the result says why.
+ */
+export async function* savedEvents(
+  events: AsyncIterable<AgentEvent>,
+  conversation: Conversation,
+  stop: AbortController,
+): AsyncGenerator<AgentEvent> {
+  let saveFailure: IonError | undefined;
+  for await (const event of events) {
+    const child = event.type !== "result" && event.parent_tool_use_id !== undefined;
+    if (!saveFailure && !child) {
+      try {
+        await conversation.record(event);
+      } catch (err) {
+        saveFailure = saveError(err);
+        stop.abort();
+      }
+    }
+    if (event.type === "result" && saveFailure)
+      yield { type: "result", result: failedResult(event.result, [saveFailure.message]) };
+    else yield event;
+  }
+}
+
+/** What the session keeps of a turn's events besides passing them on. */
+export interface TurnObserver {
+  /** A provider's note (a thinking level mapped or ignored): told by the session, not passed on. */
+  note(text: string): void;
+  spent(result: RunResult): void;
+  /** The usage of this conversation's last request; undefined after a compaction. */
+  contextUsage(usage: Usage | undefined): void;
+}
+
+/** Runs a turn whose prompt is saved: the loop's events, saved as they pass, the result finished. */
+export async function* runTurn(
+  setup: TurnSetup,
+  conversation: Conversation,
+  signal: AbortSignal,
+  observer: TurnObserver,
+): AsyncGenerator<AgentEvent> {
+  const stop = new AbortController();
+  const turn = planTurn(setup, AbortSignal.any([signal, stop.signal]));
+  for await (const event of savedEvents(runAgent(turn.input, turn.deps), conversation, stop)) {
+    if (event.type === "result") {
+      const result = turn.finish(event.result);
+      observer.spent(result);
+      yield { type: "result", result };
+      continue;
+    }
+    if (event.type === "notice") {
+      observer.note(event.text);
+      continue;
+    }
+    // A child agent's requests say nothing about this conversation's context.
+    if (event.parent_tool_use_id === undefined) {
+      if (event.type === "assistant") observer.contextUsage(event.usage);
+      if (event.type === "compact_boundary") observer.contextUsage(undefined);
+    }
+    yield event;
+  }
+}
+
+/** `/compact [focus]`: the compaction request, from the state a turn would be built from. */
+export function manualCompaction(
+  setup: TurnSetup,
+  focus: string | undefined,
+  tokensBefore: number | undefined,
+  signal: AbortSignal,
+): CompactionRequest {
+  const { target } = setup;
+  return {
+    messages: setup.messages,
+    system: setup.system,
+    tools: setup.tools().map((t) => t.spec),
+    provider: target.provider,
+    model: target.model,
+    stream: streamProvider,
+    signal,
+    window: target.facts.contextWindow,
+    trigger: "manual",
+    focus,
+    tokensBefore,
+    beforeCompact: setup.seams.loopSeams().beforeCompact,
+    price: (usage) => target.facts.price(usage),
+    log: setup.options.log,
+  };
+}
