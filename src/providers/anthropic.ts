@@ -10,7 +10,6 @@ import type {
   RawMessageStreamEvent,
   StopReason as WireStopReason,
 } from "@anthropic-ai/sdk/resources/messages";
-import { messageOf } from "../util/error-text.ts";
 import { redactText } from "../util/secrets.ts";
 import { REDACTED_DATA, toWireMessages } from "./anthropic-messages.ts";
 import {
@@ -33,6 +32,7 @@ import {
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import { ClassifiedError, isJsonResponse, jsonBody, messageAsEvents, webPageInstead } from "./json-answer.ts";
+import { parseToolArguments } from "./tool-arguments.ts";
 import type {
   ProviderError,
   ResolvedProvider,
@@ -129,18 +129,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function parseInput(json: string): { input: Record<string, unknown>; parse_error?: string } {
-  if (json.trim() === "") return { input: {} };
-  try {
-    const value: unknown = JSON.parse(json);
-    if (isRecord(value)) return { input: value };
-    return { input: {}, parse_error: `tool input is not a JSON object: ${json.slice(0, 200)}` };
-  } catch (error) {
-    const reason = messageOf(error);
-    return { input: {}, parse_error: `invalid tool input JSON (${reason}): ${json.slice(0, 200)}` };
-  }
-}
-
 function stopReason(reason: WireStopReason | null): StopReason {
   switch (reason) {
     case "tool_use":
@@ -209,7 +197,7 @@ class Turn {
         const tool = this.tools.get(event.index);
         if (!tool) return;
         this.tools.delete(event.index);
-        const parsed = tool.json ? parseInput(tool.json) : { input: tool.input };
+        const parsed = tool.json ? parseToolArguments(tool.json) : { input: tool.input };
         yield { type: "tool_call", id: tool.id, name: tool.name, ...parsed };
         return;
       }

@@ -29,6 +29,7 @@ import {
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import { toMistralMessages } from "./mistral-messages.ts";
+import { parseToolArguments } from "./tool-arguments.ts";
 import type { ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
 
@@ -156,22 +157,8 @@ class ToolCalls {
 
   *finish(): Generator<StreamEvent> {
     for (const call of this.calls) {
-      const parsed = parseArguments(call.args);
-      yield { type: "tool_call", id: call.id, name: call.name, ...parsed };
+      yield { type: "tool_call", id: call.id, name: call.name, ...parseToolArguments(call.args) };
     }
-  }
-}
-
-function parseArguments(text: string): { input: Record<string, unknown>; parse_error?: string } {
-  if (!text.trim()) return { input: {} };
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-      return { input: value as Record<string, unknown> };
-    }
-    return { input: {}, parse_error: `tool arguments are not a JSON object: ${text}` };
-  } catch (error) {
-    return { input: {}, parse_error: `invalid JSON in tool arguments: ${(error as Error).message}` };
   }
 }
 

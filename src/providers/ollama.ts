@@ -30,6 +30,7 @@ import {
   showModel,
   unknownWindowNotice,
 } from "./ollama-show.ts";
+import { toolArgumentsOf } from "./tool-arguments.ts";
 import type {
   ProviderError,
   ResolvedProvider,
@@ -89,22 +90,6 @@ function count(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
-/** Arguments are an object on Ollama; a JSON string (as some builds and proxies send) is parsed. */
-function parseArguments(args: unknown): { input: Record<string, unknown>; parse_error?: string } {
-  if (args === undefined || args === null || args === "") return { input: {} };
-  let value = args;
-  if (typeof args === "string") {
-    try {
-      value = JSON.parse(args);
-    } catch (err) {
-      if (!(err instanceof SyntaxError)) throw err;
-      return { input: {}, parse_error: err.message };
-    }
-  }
-  const input = record(value);
-  return input ? { input } : { input: {}, parse_error: "tool arguments are not a JSON object" };
-}
-
 /** A whole tool call, as Ollama sends each; an id is made up when the server gives none (older versions). */
 function* toolCallEvents(raw: unknown, state: StreamState): Generator<StreamEvent> {
   const call = record(raw);
@@ -112,7 +97,8 @@ function* toolCallEvents(raw: unknown, state: StreamState): Generator<StreamEven
   const name = typeof fn?.name === "string" ? fn.name : "";
   const given = typeof call?.id === "string" ? call.id : "";
   const id = given || `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-  const parsed = parseArguments(fn?.arguments);
+  // An object on Ollama; a JSON string as some builds and proxies send it.
+  const parsed = toolArgumentsOf(fn?.arguments);
   const index = state.calls++;
   yield { type: "tool_call_start", index, id, name };
   yield { type: "tool_call_delta", index, arguments_delta: JSON.stringify(parsed.input) };

@@ -24,6 +24,7 @@ import {
   webPageInstead,
 } from "./json-answer.ts";
 import { buildParams } from "./openai-request.ts";
+import { parseToolArguments } from "./tool-arguments.ts";
 import {
   emptyUsage,
   type ProviderError,
@@ -231,16 +232,6 @@ function* chunkEvents(chunk: ChatCompletionChunk, state: StreamState): Generator
   }
 }
 
-function parseArguments(args: string): { input: Record<string, unknown>; parse_error?: string } {
-  if (!args.trim()) return { input: {} };
-  try {
-    const input = record(JSON.parse(args));
-    return input ? { input } : { input: {}, parse_error: "tool arguments are not a JSON object" };
-  } catch (err) {
-    return { input: {}, parse_error: err instanceof Error ? err.message : String(err) };
-  }
-}
-
 function stopReason(finish: string | undefined, hasCalls: boolean): StopReason {
   if (finish === "length") return "max_tokens";
   if (finish === "content_filter") return "refusal";
@@ -253,7 +244,7 @@ function* finishEvents(state: StreamState): Generator<StreamEvent> {
   const calls = [...state.calls.entries()].sort((a, b) => a[0] - b[0]);
   for (const [, call] of calls) {
     const opaque = call.extra === undefined ? {} : { opaque: { extra_content: call.extra } };
-    yield { type: "tool_call", id: call.id, name: call.name, ...parseArguments(call.args), ...opaque };
+    yield { type: "tool_call", id: call.id, name: call.name, ...parseToolArguments(call.args), ...opaque };
   }
   if (state.usage) yield { type: "usage", usage: state.usage };
   yield {
