@@ -77,14 +77,18 @@ export async function setConfig(rawArgs: string[]): Promise<void> {
   const file = args.project === true ? files.project : files.user;
   if (path.length === 1 && (name === "model" || name === "provider"))
     await checkModelSetting(name, args.value, args.project === true ? "project" : "user", env);
+  const set = async (setting: unknown) => {
+    if (path[0] === "mcpServers") await checkMcpSetting(file, path, name, setting);
+    return setConfigValue(file, path, setting);
+  };
   let result: EditResult;
   try {
-    result = await setConfigValue(file, path, value);
+    result = await set(value);
   } catch (err) {
     // `set name 42` where a string belongs: the text itself may be what was meant.
     if (!(err instanceof IonError && (typeof value === "number" || typeof value === "boolean"))) throw err;
     const asText = args.value;
-    result = await setConfigValue(file, path, asText).catch((retryErr: unknown) => {
+    result = await set(asText).catch((retryErr: unknown) => {
       // The JSON reading's error is the one to show: it names what the field expects.
       throw retryErr instanceof IonError ? err : retryErr;
     });
@@ -130,6 +134,13 @@ async function checkModelSetting(
         : err.hint,
     });
   }
+}
+
+/** An MCP server that could not start is refused before anything is written (src/mcp/setting.ts). */
+async function checkMcpSetting(file: string, path: string[], name: string, value: unknown): Promise<void> {
+  const { mcpSettingProblem } = await import("../mcp/setting.ts");
+  const problem = mcpSettingProblem(await readConfigObject(file), path, value, file);
+  if (problem !== undefined) throw new IonError("config", `cannot set ${name}: ${problem}`);
 }
 
 /** A value just set, as echoed: header secrets and URL credentials masked as `config show` masks them. */

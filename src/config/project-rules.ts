@@ -45,6 +45,9 @@ const PROJECT_RULES: RuleTree = {
   network: { idle_timeout_s: "project" },
   // A bell after a long turn: harmless, a project may choose it.
   chat: { notify_after_s: "project" },
+  // How long MCP servers may take: a project may know its servers are slow. It adds no server (those
+  // need trust, below), and a hung call still ends with Ctrl+C.
+  mcp: { startup_timeout_ms: "project", tool_timeout_ms: "project" },
   tools: "trusted",
   permissions: "trusted",
   hooks: "trusted",
@@ -119,7 +122,7 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
         `context_window, thinking, providers.<id>.{type,name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
-        `network.idle_timeout_s and chat.notify_after_s; set the rest in ${userFile}`,
+        `network.idle_timeout_s, chat.notify_after_s and mcp.{startup_timeout_ms,tool_timeout_ms}; set the rest in ${userFile}`,
     );
   return lines;
 }

@@ -71,8 +71,21 @@ export const ConfigSchema = z.strictObject({
       notify_after_s: z.optional(z.number().check(z.minimum(0), z.maximum(86_400))),
     }),
   ),
+  mcp: z.optional(
+    z.strictObject({
+      /** Milliseconds each MCP server may take to start and list its tools (default 10 000). */
+      startup_timeout_ms: z.optional(positiveInt.check(z.maximum(86_400_000))),
+      /** Milliseconds an MCP tool call may take before it fails (default 120 000). */
+      tool_timeout_ms: z.optional(positiveInt.check(z.maximum(86_400_000))),
+    }),
+  ),
   memory: z.optional(z.looseObject({})),
   hooks: z.optional(z.record(z.string(), z.unknown())),
+  /**
+   * Claude Code's `mcpServers` (name → {command,args,env,cwd} | {type:"http"|"sse",url,headers}). Each
+   * entry is checked by the MCP parser when servers start (src/mcp/config.ts): a bad one is one warning
+   * and the others still start, rather than a config error that stops every command.
+   */
   mcpServers: z.optional(z.record(z.string(), z.unknown())),
   skills: z.optional(z.looseObject({})),
 });

@@ -117,25 +117,36 @@ function isObject(value: unknown): value is JsonObject {
  * names the keys leading to `node` when it is not the whole config (`["providers", "x", "headers"]`).
  */
 export function maskConfigSecrets(node: JsonObject, inside: readonly string[] = []): void {
-  const inHeaders = inside.at(-1) === "headers";
+  const byName = inside.at(-1) === "headers" || isMcpServerEnv(inside);
   for (const [key, value] of Object.entries(node)) {
     if (typeof value === "string") {
-      if (inHeaders) node[key] = maskHeaderValue(key, value);
+      if (byName) node[key] = maskHeaderValue(key, value);
       else if (key === "api_key") node[key] = maskKey(value);
-      else if (key === "api_base") node[key] = maskUrl(value);
+      else if (key === "api_base" || isMcpServerUrl(inside, key)) node[key] = maskUrl(value);
     } else if (isObject(value)) maskConfigSecrets(value, [...inside, key]);
   }
+}
+
+/** An MCP server's `env` (`mcpServers.<name>.env`): its values are masked by name, as headers are. */
+function isMcpServerEnv(inside: readonly string[]): boolean {
+  return inside.length === 3 && inside[0] === "mcpServers" && inside[2] === "env";
+}
+
+/** An MCP server's `url` (`mcpServers.<name>.url`): its credentials are masked as a base URL's. */
+function isMcpServerUrl(inside: readonly string[], key: string): boolean {
+  return key === "url" && inside.length === 2 && inside[0] === "mcpServers";
 }
 
 /** Whether a config object holds a secret: an API key, a secret-looking header value or URL credentials. */
 export function holdsSecret(node: unknown, inside: readonly string[] = []): boolean {
   if (!isObject(node)) return false;
-  const inHeaders = inside.at(-1) === "headers";
+  const byName = inside.at(-1) === "headers" || isMcpServerEnv(inside);
   return Object.entries(node).some(([key, value]) => {
     if (typeof value !== "string") return holdsSecret(value, [...inside, key]);
     if (value === "") return false;
-    if (inHeaders) return isSecretHeader(key);
+    if (byName) return isSecretHeader(key);
     if (key === "api_key") return true;
+    if (isMcpServerUrl(inside, key)) return urlHasCredentials(value);
     return key === "api_base" && /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value);
   });
 }
