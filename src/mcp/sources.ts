@@ -78,6 +78,11 @@ export interface CollectOptions {
   env?: Env;
   /** The project trust decision (src/config/trust.ts); the user's own config needs none. */
   trusted: boolean;
+  /**
+   * The `.mcp.json` servers as the trust decision read and hashed them (`ProjectRunnables.mcpServers`,
+   * undefined for no file). Given, the file is not read again: what starts is exactly what was trusted.
+   */
+  trustedMcpJson?: { servers: Record<string, unknown> | undefined };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -118,7 +123,11 @@ interface FoundServers {
 }
 
 /** The `mcpServers` of each file that has some, in precedence order. */
-async function findServers(files: McpSourceFiles, warnings: string[]): Promise<FoundServers[]> {
+async function findServers(
+  files: McpSourceFiles,
+  trustedMcpJson: CollectOptions["trustedMcpJson"],
+  warnings: string[],
+): Promise<FoundServers[]> {
   const found: FoundServers[] = [];
   const user = await readJson(files.user);
   if (isRecord(user) && user.mcpServers !== undefined)
@@ -128,6 +137,11 @@ async function findServers(files: McpSourceFiles, warnings: string[]): Promise<F
     const document = text === undefined ? undefined : parseJsonOrUndefined(text);
     if (isRecord(document) && document.mcpServers !== undefined)
       found.push({ origin: { file: files.projectConfig, scope: "project" }, entries: document.mcpServers });
+  }
+  if (trustedMcpJson !== undefined) {
+    if (trustedMcpJson.servers !== undefined)
+      found.push({ origin: { file: files.mcpJson, scope: "project" }, entries: trustedMcpJson.servers });
+    return found;
   }
   const text = readProjectText(files.mcpJson, files.root, warnings);
   if (text !== undefined) {
@@ -148,7 +162,7 @@ export async function collectMcpServers(options: CollectOptions): Promise<McpSer
   const env = options.env ?? process.env;
   const files = mcpSourceFiles(options.cwd, env);
   const warnings: string[] = [];
-  const found = await findServers(files, warnings);
+  const found = await findServers(files, options.trustedMcpJson, warnings);
   const skipped = options.trusted
     ? []
     : found.filter(({ origin }) => origin.scope === "project").flatMap(skippedOf);

@@ -146,6 +146,26 @@ describe("collectMcpServers", () => {
     expect(untrusted.skipped).toEqual([]);
   });
 
+  test("given the .mcp.json servers the trust decision hashed, the file is not read again", async () => {
+    write(mcpJson(), { mcpServers: { swapped: { command: "changed-after-the-decision" } } });
+    const trustedMcpJson = { servers: { docs: { command: "docs-server" } } };
+    const { servers } = await collectMcpServers({ cwd: project, env, trusted: true, trustedMcpJson });
+    expect(servers).toEqual([
+      {
+        file: mcpJson(),
+        scope: "project",
+        definition: { name: "docs", type: "stdio", command: "docs-server", args: [], env: {} },
+      },
+    ]);
+    const none = await collectMcpServers({
+      cwd: project,
+      env,
+      trusted: true,
+      trustedMcpJson: { servers: undefined },
+    });
+    expect(none.servers).toEqual([]);
+  });
+
   test("a .mcp.json that is not JSON is one warning when trusted, and nothing is started from it", async () => {
     writeFileSync(mcpJson(), "{ not json");
     const { servers, warnings } = await collectMcpServers({ cwd: project, env, trusted: true });
