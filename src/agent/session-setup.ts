@@ -6,7 +6,7 @@ import type { ResolvedProvider, ToolSpec, UserBlock, UserMessage } from "../prov
 import type { Skill } from "../skills/types.ts";
 import type { AgentTool } from "../tools/types.ts";
 import { messageOf } from "../util/error-text.ts";
-import { compactNumber } from "../util/numbers.ts";
+import { formatTokens } from "../util/numbers.ts";
 import { type ModelFacts, modelFacts } from "./model-facts.ts";
 import { estimateTokens } from "./tokens.ts";
 
@@ -110,7 +110,7 @@ export function oversized(
   const size = chars >= 1e6 ? `${(chars / 1e6).toFixed(1)} MB` : `${Math.round(chars / 1000)} kB`;
   return new IonError(
     "usage",
-    `the message is about ${compactNumber(tokens)} tokens (${size} of text); ${request.label} takes ${compactNumber(window)}`,
+    `the message is about ${formatTokens(tokens)} tokens (${size} of text); ${request.label} takes ${formatTokens(window)}`,
     { hint: "attach less (or a part of it), or pick a model with a larger context window (`ion models`)" },
   );
 }

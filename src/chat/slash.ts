@@ -5,7 +5,7 @@ import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
 import { messageOf } from "../util/error-text.ts";
-import { counted } from "../util/numbers.ts";
+import { counted, formatTokens } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
 import { type SlashCommand, SlashRegistry } from "./registry.ts";
@@ -69,7 +69,7 @@ async function switchModel(context: ChatContext, spec: string): Promise<void> {
   const window = session.contextWindow;
   context.print(
     context.style.dim(
-      `model: ${session.provider.id}/${session.model}${window ? ` · ${Math.round(window / 1000)}k context` : ""}`,
+      `model: ${session.provider.id}/${session.model}${window ? ` · ${formatTokens(window)} context` : ""}`,
     ),
   );
 }

@@ -4,6 +4,7 @@ import { loadCatalog, type ModelInfo, searchModels } from "../providers/catalog.
 import { colorEnabled, createStyle } from "../ui/style.ts";
 import { type Cell, type Column, renderTable } from "../ui/table.ts";
 import { fdWriter } from "../util/fd-writer.ts";
+import { formatTokens } from "../util/numbers.ts";
 import { loadSettings, terminal } from "./_settings.ts";
 import { parseStrict } from "./_shared.ts";
 import { modelsArgs } from "./models.ts";
@@ -190,12 +191,9 @@ export function toItem(m: ModelInfo): ModelListItem {
   };
 }
 
-/** 200000 → "200k", 1047576 → "1M", 8192 → "8k", 1500000 → "1.5M"; unknown (or 0) → "-". */
+/** 200000 → "200k", 1047576 → "1M", 8192 → "8.2k", 1500000 → "1.5M"; unknown (or 0) → "-". */
 export function tokens(n: number | null): string {
-  if (n === null || n <= 0) return "-";
-  if (n < 1000) return String(n);
-  if (n < 999_500) return `${Math.round(n / 1000)}k`;
-  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+  return n === null || n <= 0 ? "-" : formatTokens(n);
 }
 
 /** $ per 1M tokens: 3 → "$3.00", 0.125 → "$0.125", 0.0375 → "$0.0375"; unknown → "-". */

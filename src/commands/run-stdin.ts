@@ -1,7 +1,7 @@
 import { fstatSync, readFileSync, statSync } from "node:fs";
 import { IonError } from "../errors.ts";
 import { messageOf } from "../util/error-text.ts";
-import { compactNumber } from "../util/numbers.ts";
+import { formatTokens } from "../util/numbers.ts";
 
 /**
  * Piped stdin for `ion run`, read so that a signal ends the read at once and so that no more is read
@@ -58,10 +58,10 @@ function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> 
 function tooLarge(limit: number, target: StdinTarget): IonError {
   const window = target.contextWindow;
   const takes =
-    window === undefined ? "" : `; ${target.provider.id}/${target.model} takes ${compactNumber(window)}`;
+    window === undefined ? "" : `; ${target.provider.id}/${target.model} takes ${formatTokens(window)}`;
   return new IonError(
     "usage",
-    `stdin holds more than ${sizeText(limit)} of text, over ${compactNumber(limit / MAX_BYTES_PER_TOKEN)} tokens${takes} (the rest was not read)`,
+    `stdin holds more than ${sizeText(limit)} of text, over ${formatTokens(limit / MAX_BYTES_PER_TOKEN)} tokens${takes} (the rest was not read)`,
     { hint: "attach less (or a part of it), or pick a model with a larger context window (`ion models`)" },
   );
 }

@@ -5,7 +5,7 @@ import { IonError } from "../errors.ts";
 import { costText, knownCost } from "../history/cost.ts";
 import type { SessionSummary } from "../history/store.ts";
 import { type Column, renderTable, truncate } from "../ui/table.ts";
-import { compactNumber } from "../util/numbers.ts";
+import { formatTokens } from "../util/numbers.ts";
 import { parseStrict } from "./_shared.ts";
 import { listArgs } from "./sessions.ts";
 import { openStore } from "./sessions-common.ts";
@@ -168,7 +168,7 @@ function table(sessions: SessionSummary[], ids: Map<string, string>, withCwd: bo
     ...(withCwd ? [displayPath(s.cwd)] : []),
     truncate(s.title.replace(/\s+/g, " ").trim(), 48) || "(untitled)",
     String(s.messages),
-    compactNumber(s.tokens.input + s.tokens.output),
+    formatTokens(s.tokens.input + s.tokens.output),
     costText(s.cost),
   ]);
   return renderTable(columns, rows);

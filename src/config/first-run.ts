@@ -2,6 +2,7 @@ import Fuse from "fuse.js";
 import { describeError, IonError } from "../errors.ts";
 import type { Catalog, LoadCatalogOptions, ModelInfo } from "../providers/catalog.ts";
 import { BUILTIN_PROVIDERS, builtinProvider } from "../providers/registry.ts";
+import { formatTokens } from "../util/numbers.ts";
 import { maskKey } from "../util/secrets.ts";
 import { editConfig, isObject, unsetAt } from "./edit.ts";
 import { type LoadedConfig, loadConfig, writeKey } from "./load.ts";
@@ -262,10 +263,7 @@ async function chooseModel(
 
 /** 200000 → "200k", 1048576 → "1M", null → "?". */
 export function formatContext(tokens: number | null): string {
-  if (tokens === null) return "?";
-  if (tokens >= 1_000_000) return `${Number((tokens / 1_000_000).toFixed(1))}M`;
-  if (tokens >= 1000) return `${Math.round(tokens / 1000)}k`;
-  return String(tokens);
+  return tokens === null ? "?" : formatTokens(tokens);
 }
 
 /** "$3/$15 per 1M", "free", "price unknown". */

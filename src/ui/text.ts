@@ -1,4 +1,5 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
+import { formatTokens } from "../util/numbers.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import { costText, RetryNotes } from "./progress-notes.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
@@ -6,12 +7,9 @@ import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
 import { hiddenChildEvent, STATUS_MS, ToolActivity } from "./tool-lines.ts";
 
+// The one token formatter, for the renderers (chat-render.ts takes it from here).
+export { formatTokens } from "../util/numbers.ts";
 export { summarizeInput } from "./tool-lines.ts";
-
-/** A token count for a progress line: 152340 → "152k", 950 → "950". */
-export function formatTokens(tokens: number): string {
-  return tokens >= 1000 ? `${Math.round(tokens / 1000)}k` : String(tokens);
-}
 
 /**
  * `-o text`: the answer on stdout (streamed live when stdout is a terminal, otherwise printed once at

@@ -1,8 +1,17 @@
-/** 950 → "950", 12_345 → "12.3k", 2_500_000 → "2.5M": token counts and sizes for people. */
-export function compactNumber(n: number): string {
-  if (n < 1000) return String(n);
-  const [value, unit] = n < 999_950 ? [n / 1000, "k"] : [n / 1_000_000, "M"];
-  return `${value.toFixed(1).replace(/\.0$/, "")}${unit}`;
+/**
+ * A token count for people, the one form everywhere (context windows, usage, sizes of prompts): 950 →
+ * "950", 3_456 → "3.5k", 152_340 → "152k", 1_048_576 → "1M", 2_500_000 → "2.5M". A decimal only
+ * where it says something: below 10k, and for millions.
+ */
+export function formatTokens(n: number): string {
+  if (n < 999.5) return String(Math.round(n));
+  if (n < 9_950) return `${oneDecimal(n / 1000)}k`;
+  if (n < 999_500) return `${Math.round(n / 1000)}k`;
+  return `${oneDecimal(n / 1_000_000)}M`;
+}
+
+function oneDecimal(value: number): string {
+  return value.toFixed(1).replace(/\.0$/, "");
 }
 
 /** 12345 → "12,345". */

@@ -44,7 +44,7 @@ describe("input larger than the window", () => {
     expect(run.code).toBe(64);
     expect(server.requests.length).toBe(before);
     expect(run.stderr).toMatch(
-      /^ion: the message is about 26\d\.\dk tokens \(1\.0 MB of text\); openai\/gpt-4o-mini takes 128k/,
+      /^ion: the message is about 26\dk tokens \(1\.0 MB of text\); openai\/gpt-4o-mini takes 128k/,
     );
   });
 
