@@ -84,16 +84,19 @@ export async function chooseSession(
 
 /**
  * Opens a session for appending (taking its lock). A corrupt file is moved aside and told about
- * (undefined: start a new one); warnings such as a repaired torn tail go to `notice`.
+ * (undefined: start a new one); warnings such as a repaired torn tail go to `notice`, notes such as
+ * skipped entries of unknown types to `log` (-v).
  */
 export async function openSession(
   store: SessionStore,
   id: string,
   notice: (line: string) => void,
+  log?: (line: string) => void,
 ): Promise<OpenedSession | undefined> {
   try {
     const { writer, loaded } = await store.openForAppend(id);
     for (const warning of loaded.warnings) notice(warning);
+    for (const note of loaded.notes ?? []) log?.(note);
     return {
       id,
       writer,

@@ -70,7 +70,7 @@ async function openChosen(store: SessionStore, options: SessionOptions): Promise
   const { choice, cwd, notice } = options;
   try {
     const id = await chooseSession(store, choice, cwd, notice, options.skipBusyLatest);
-    return id ? await openSession(store, id, notice) : undefined;
+    return id ? await openSession(store, id, notice, options.log) : undefined;
   } catch (err) {
     // A chat opening the latest session that another ion still holds starts a new one instead.
     if (!(options.skipBusyLatest && choice.resume === undefined && err instanceof SessionInUseError))

@@ -66,11 +66,15 @@ export class SessionRecord {
   }
 
   /** `/resume`: another saved session (id or unique prefix), opened; the current one stays until `switchTo`. */
-  async open(prefix: string, notice: (line: string) => void): Promise<OpenedSession> {
+  async open(
+    prefix: string,
+    notice: (line: string) => void,
+    log?: (line: string) => void,
+  ): Promise<OpenedSession> {
     if (!this.store) throw new IonError("usage", "this chat saves nothing (--no-session): nothing to resume");
     const id = await this.store.resolveId(prefix);
     if (id === this.id) throw new IonError("usage", `session ${id} is the current one`);
-    const opened = await openSession(this.store, id, notice);
+    const opened = await openSession(this.store, id, notice, log);
     if (!opened) throw new IonError("io", `session ${id} could not be read`);
     return opened;
   }

@@ -303,7 +303,7 @@ export class AgentSession {
    * with. Returns how many messages it has. The current session is released only once the other opened.
    */
   async resume(prefix: string): Promise<OpenedSession> {
-    const opened = await this.record.open(prefix, this.options.notice);
+    const opened = await this.record.open(prefix, this.options.notice, this.options.log);
     try {
       const { provider, model } = opened.lastModel;
       await this.setModel(`${provider}/${model}`).catch((err: unknown) => {

@@ -34,6 +34,8 @@ export async function loadSession(store: SessionStore, prefix: string): Promise<
   try {
     const loaded = await store.load(id);
     for (const warning of loaded.warnings) process.stderr.write(`ion: warning: ${warning}\n`);
+    // Showing a file is inspecting it: what was skipped is said here without -v.
+    for (const note of loaded.notes ?? []) process.stderr.write(`ion: note: ${note}\n`);
     return loaded;
   } catch (err) {
     if (err instanceof CorruptSessionError) {

@@ -48,6 +48,8 @@ export interface Decoded {
   validEnd: number;
   records: FrameRecord[];
   warnings: string[];
+  /** For -v only: entries of types this ion does not know, skipped (they stay in the file). */
+  notes: string[];
 }
 
 /** Why a file is corrupt (internal: becomes a CorruptSessionError once the file is moved aside). */
@@ -118,7 +120,8 @@ export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec)
   if (header === undefined) throw new CorruptReason("no header");
   const warnings: string[] = [];
   if (header.id !== id) warnings.push(`session ${id}: its header names another id (${header.id})`);
-  if (skipped.size > 0) warnings.push(skippedWarning(id, skipped));
+  // Not a problem to warn about on every load: said with -v only.
+  const notes = skipped.size > 0 ? [skippedWarning(id, skipped)] : [];
   return {
     header,
     entries,
@@ -127,6 +130,7 @@ export async function decodeSession(id: string, bytes: Uint8Array, codec: Codec)
     validEnd: scan.validEnd,
     records: scan.records,
     warnings,
+    notes,
   };
 }
 

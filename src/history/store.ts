@@ -33,6 +33,8 @@ export interface LoadedSession {
   entries: SessionEntry[];
   /** One line each, for the user: e.g. a torn tail that was dropped. */
   warnings: string[];
+  /** One line each, for -v: e.g. entries of types this ion does not know, skipped. */
+  notes?: string[];
   path: string;
 }
 
@@ -149,7 +151,10 @@ export class SessionStore {
       fd = openSync(path, "a");
       // Entries this ion skipped keep their numbers: the next one follows the last line of the file.
       const writer = new FileSessionWriter(id, path, fd, size, decoded.nextN, codec, lock);
-      return { writer, loaded: { header: decoded.header, entries: decoded.entries, warnings, path } };
+      return {
+        writer,
+        loaded: { header: decoded.header, entries: decoded.entries, warnings, notes: decoded.notes, path },
+      };
     } catch (err) {
       if (fd !== undefined) closeSync(fd);
       lock.release();
@@ -172,7 +177,7 @@ export class SessionStore {
     const decoded = await this.decodeOrMoveAside(id, path, bytes, codec);
     const warnings = [...decoded.warnings];
     if (decoded.tail) warnings.push(tornWarning(id, decoded.tail));
-    return { header: decoded.header, entries: decoded.entries, warnings, path };
+    return { header: decoded.header, entries: decoded.entries, warnings, notes: decoded.notes, path };
   }
 
   /** Newest first (by last update); `cwd` filters to sessions whose header cwd equals it. */
