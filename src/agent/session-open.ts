@@ -32,7 +32,7 @@ export interface SessionBasis {
 export async function openBasis(options: SessionOptions): Promise<SessionBasis> {
   checkChoice(options.choice);
   const { cwd, env, notice } = options;
-  let loaded = await loadConfig({ cwd, env });
+  let loaded = await loadConfig({ cwd, env, trustedProject: options.projectTrust?.trusted });
   for (const warning of loaded.warnings) notice(`warning: ${warning}`);
 
   const store = options.choice.noSession ? undefined : SessionStore.forDataDir(dataDir(env));
@@ -46,7 +46,7 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
       (opened?.lastModel.provider ? `${opened.lastModel.provider}/${opened.lastModel.model}` : undefined);
     if (spec === undefined && !loaded.config.model && options.ensureModel) {
       await options.ensureModel();
-      loaded = await loadConfig({ cwd, env });
+      loaded = await loadConfig({ cwd, env, trustedProject: options.projectTrust?.trusted });
     }
     const target = await resolveTarget(loaded, spec, env, options.model !== undefined);
     for (const warning of target.facts.warnings ?? []) notice(`warning: ${warning}`);

@@ -1,4 +1,5 @@
 import type { Env } from "../config/paths.ts";
+import type { TrustDecision } from "../config/trust.ts";
 import type { ThinkingLevel, Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
@@ -7,6 +8,9 @@ import type { SessionExtension } from "./session-extension.ts";
 import type { SessionChoice } from "./session-file.ts";
 import type { OutputSchema } from "./structured-output.ts";
 import type { ToolRules } from "./tool-rules.ts";
+
+/** Whether the project is trusted, and what it would run (its `.mcp.json` servers as read, for the MCP client). */
+export type ProjectTrust = Pick<TrustDecision, "trusted" | "project">;
 
 /** What an agent session is opened with: the front end's flags and callbacks. */
 export interface SessionOptions {
@@ -55,6 +59,12 @@ export interface SessionOptions {
   fallbackModel?: string | undefined;
   /** Hooks, memory, a plan…: called at the session's seams, in this order (see session-extension.ts). */
   extensions?: readonly SessionExtension[] | undefined;
+  /**
+   * The project trust gate's decision (config/trust.ts): when trusted, the project's config may set
+   * what needs trust, and its MCP servers and hooks load. Absent: untrusted, and the config's warning
+   * names what needs trust.
+   */
+  projectTrust?: ProjectTrust | undefined;
 }
 
 /** What a session has spent in this process, for `/cost` and the status line. */

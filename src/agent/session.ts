@@ -23,7 +23,13 @@ import { offeredTools, type PermissionMode, permissionMode } from "./permissions
 import { endReasonOf, type SessionEndReason, SessionSeams, type TurnContext } from "./session-extension.ts";
 import type { OpenedSession } from "./session-file.ts";
 import { openBasis, type SessionBasis } from "./session-open.ts";
-import { addToTotals, emptyTotals, type SessionOptions, type SessionTotals } from "./session-options.ts";
+import {
+  addToTotals,
+  emptyTotals,
+  type ProjectTrust,
+  type SessionOptions,
+  type SessionTotals,
+} from "./session-options.ts";
 import type { SessionPrompt } from "./session-prompt.ts";
 import { SessionRecord } from "./session-record.ts";
 import { type ModelTarget, oversized, resolveTarget, saveError } from "./session-setup.ts";
@@ -131,6 +137,14 @@ export class AgentSession {
 
   get configuration(): Config {
     return this.loaded.config;
+  }
+
+  /**
+   * Whether the project is trusted and what it would run; undefined when it has nothing that needs
+   * trust (or the front end did not ask): then it is untrusted.
+   */
+  get projectTrust(): ProjectTrust | undefined {
+    return this.options.projectTrust;
   }
 
   /** Whether this session saves anything (`--no-session` does not). */

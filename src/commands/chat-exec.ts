@@ -12,6 +12,7 @@ import { checkFlags, parseChoice } from "./_shared.ts";
 import { chatArgs } from "./chat.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { workspaceRoot } from "./run-support.ts";
+import { runTrustGate } from "./trust-gate.ts";
 
 /** `ion chat` / `ion`: flags, the terminal, then the chat loop on one agent session. */
 export async function executeChat(rawArgs: string[]): Promise<void> {
@@ -50,6 +51,12 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
 
   // The approver needs the line input, which exists only once the session (and any first-run setup) is open.
   let approve: ApproveFn | undefined;
+  const projectTrust = await runTrustGate({
+    cwd,
+    flag: args["trust-project"] === true,
+    terminal: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    notice,
+  });
   const { AgentSession } = await import("../agent/session.ts");
   const { ensureModelConfigured } = await import("./run-model.ts");
   const session: AgentSession = await AgentSession.open({
@@ -65,6 +72,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     notice,
     log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
+    projectTrust,
     // Without -c a busy latest session is passed over for a new one; `-c` asks for that one.
     skipBusyLatest: args.continue !== true,
     choice: {

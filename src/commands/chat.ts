@@ -28,6 +28,11 @@ export const chatArgs = {
     alias: "y",
     description: "Run write and execute tools without asking (permission mode auto)",
   },
+  "trust-project": {
+    type: "boolean",
+    description:
+      "Trust this project for this chat: its .mcp.json, hooks, MCP servers and base URLs load (-y does not; or ION_TRUST_PROJECT=1)",
+  },
   session: { type: "boolean", default: true, negativeDescription: "Save nothing: no session file" },
   verbose: { type: "boolean", alias: "v", description: "SDK logs on stderr" },
   quiet: { type: "boolean", alias: "q", description: "Do not show a resumed session's last exchanges" },

@@ -24,6 +24,7 @@ import {
   setupFailure,
   workspaceRoot,
 } from "./run-support.ts";
+import { runTrustGate } from "./trust-gate.ts";
 
 const DEFAULT_MAX_TURNS = 50;
 
@@ -135,6 +136,13 @@ export async function executeRun(
           stderr.write(`ion: ${safeForTerminal(line)}\n`),
         )
       : { toolRules: undefined, addDirs: [] };
+    const projectTrust = await runTrustGate({
+      cwd,
+      flag: args["trust-project"] === true,
+      prompt: stderrIsTTY ? prompt : undefined,
+      signal: controller.signal,
+      notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
+    });
     const { AgentSession } = await import("../agent/session.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
     const env = process.env;
@@ -156,6 +164,7 @@ export async function executeRun(
       maxBudgetUsd,
       outputSchema,
       fallbackModel: args["fallback-model"],
+      projectTrust,
       newId,
       approve: prompt
         ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, colorEnabled(stderrIsTTY))

@@ -28,6 +28,11 @@ export const runArgs = {
     alias: ["y", "dangerously-skip-permissions"] as string[],
     description: "Run write and execute tools without asking (permission mode auto)",
   },
+  "trust-project": {
+    type: "boolean",
+    description:
+      "Trust this project for this run: its .mcp.json, hooks, MCP servers and base URLs load (-y does not; or ION_TRUST_PROJECT=1)",
+  },
   "permission-mode": {
     type: "string",
     valueHint: "mode",

@@ -28,8 +28,9 @@ export interface LoadOptions {
   /** Settings from command-line flags, applied last. */
   overrides?: Config;
   /**
-   * The user trusts this project: its file may also set what needs trust (project-rules.ts). Nothing
-   * sets it yet; the trust gate plugs in here.
+   * The user trusts this project: its file may also set what needs trust (project-rules.ts). `false`
+   * is the trust gate's decision (trust.ts), which says itself what it left out; absent (a
+   * command without the gate), a warning names the fields that need trust.
    */
   trustedProject?: boolean;
 }
@@ -63,7 +64,10 @@ export async function loadConfig(options: LoadOptions): Promise<LoadedConfig> {
   if (project !== undefined) {
     const { filterProjectConfig, ignoredKeyWarnings } = await import("./project-rules.ts");
     const { kept, ignored } = filterProjectConfig(project, { trusted: options.trustedProject === true });
-    warnings.push(...ignoredKeyWarnings(files.project, files.user, ignored));
+    // Decided by the trust gate (false, not absent): its own line has named what needs trust.
+    const unsaid =
+      options.trustedProject === false ? ignored.filter((key) => key.rule !== "trusted") : ignored;
+    warnings.push(...ignoredKeyWarnings(files.project, files.user, unsaid));
     layers.push(["project", await checkConfig(files.project, kept, warnings)]);
   }
 

@@ -1,0 +1,77 @@
+import { lstatSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type { ProjectTrust } from "../agent/session-options.ts";
+import { IonError } from "../errors.ts";
+import type { ApprovalPrompt } from "../ui/approval.ts";
+
+/**
+ * The project trust gate as `ion run` and `ion chat` use it (the decision itself is config/trust.ts):
+ * asks on the terminal through the run's prompt, prints the gate's warnings and its one skipped line,
+ * and turns a Ctrl+C at the question into an interrupted run.
+ */
+export async function runTrustGate(options: {
+  cwd: string;
+  /** `--trust-project`. */
+  flag: boolean;
+  /** The run's terminal prompt, when stdin and stderr are terminals. */
+  prompt?: ApprovalPrompt | undefined;
+  /** No prompt yet, but stdin and stderr are terminals: the gate opens one only to ask, then closes it. */
+  terminal?: boolean;
+  /** Aborted by Ctrl+C (or another signal) while the question waits. */
+  signal?: AbortSignal;
+  /** One line to the user (`warning: …`). */
+  notice: (line: string) => void;
+}): Promise<ProjectTrust | undefined> {
+  if (!mayNeedTrust(options.cwd)) return undefined;
+  const { decideTrust } = await import("../config/trust.ts");
+  const decision = await decideTrust({
+    cwd: options.cwd,
+    env: process.env,
+    flag: options.flag,
+    interactive: options.prompt !== undefined || options.terminal === true,
+    ask: (listing, question) => ask(options.prompt, listing, question),
+  });
+  if (options.signal?.aborted) throw new IonError("interrupted", "interrupted");
+  for (const line of decision.warnings) options.notice(`warning: ${line}`);
+  if (decision.skippedLine !== undefined) options.notice(`warning: ${decision.skippedLine}`);
+  return { trusted: decision.trusted, project: decision.project };
+}
+
+/**
+ * Whether the project may hold something that needs trust: a `.ion/config.json` in `cwd`, or a
+ * `.mcp.json` in `cwd` or above (the project's root may be any of them). A few lstat calls, and this
+ * module is part of the run's own code: a run outside such a project loads nothing more.
+ */
+function mayNeedTrust(cwd: string): boolean {
+  const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  if (exists(join(cwd, ".ion", "config.json"))) return true;
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (exists(join(dir, ".mcp.json"))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+async function ask(given: ApprovalPrompt | undefined, listing: string, question: string): Promise<string> {
+  if (given) {
+    await given.beforeAsk?.();
+    given.show?.(listing);
+    return given.ask(given.show ? question : `${listing}\n${question}`);
+  }
+  // A prompt of the gate's own (the chat's line input does not exist yet). Its reader hands Ctrl+C to
+  // the process's SIGINT listeners: with this one there, Ctrl+C ends the chat as interrupted (exit 2).
+  const prompt = (await import("../ui/ask.ts")).terminalPrompt();
+  let interrupted = false;
+  const onInterrupt = () => {
+    interrupted = true;
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    prompt.show?.(listing);
+    const answer = await prompt.ask(question);
+    if (interrupted) throw new IonError("interrupted", "interrupted");
+    return answer;
+  } finally {
+    process.off("SIGINT", onInterrupt);
+    prompt.close();
+  }
+}
