@@ -12,6 +12,7 @@ import { type SlashCommand, SlashRegistry } from "./registry.ts";
 import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts";
 import { copyCommand } from "./slash-copy.ts";
 import { costCommand } from "./slash-cost.ts";
+import { trustCommand } from "./slash-trust.ts";
 
 /**
  * The built-in slash commands. Each is a row of the registry: help, completion and "did you mean"
@@ -314,6 +315,7 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     skillCommand,
     exportCommand,
     copyCommand,
+    trustCommand,
     quit,
   );
 }

@@ -40,6 +40,20 @@ export const pathArgs = {
 
 export const initArgs = {} as const satisfies ArgsDef;
 
+export const trustArgs = {
+  dir: {
+    type: "positional",
+    required: false,
+    description: "The project (default: this directory; its git repository's root is what is trusted)",
+  },
+  revoke: { type: "boolean", description: "Stop trusting it" },
+  list: {
+    type: "boolean",
+    description: "List trusted projects: when, and whether what they run changed since",
+  },
+  json: { type: "boolean", description: "With --list: print a JSON array" },
+} as const satisfies ArgsDef;
+
 const show = lazyCommand(
   "show",
   "Every setting in effect and where it comes from; keys masked (the default)",
@@ -82,10 +96,17 @@ const init = lazyCommand(
   async () => (await import("./config-set.ts")).initConfig,
 );
 
-const SUBCOMMANDS = { show, get, set, unset, path, init };
+const trust = lazyCommand(
+  "trust",
+  "Trust a project: its .mcp.json, hooks, MCP servers and base URLs load (shows what will run)",
+  trustArgs,
+  async () => (await import("./config-trust.ts")).trustCommand,
+);
+
+const SUBCOMMANDS = { show, get, set, unset, path, init, trust };
 
 export default defineCommand({
-  meta: { name: "config", description: "Show, get, set and unset settings; first-time setup" },
+  meta: { name: "config", description: "Show, get, set and unset settings; first-time setup; project trust" },
   // Declared here too so that `ion config --json` reaches the default subcommand.
   args: showArgs,
   subCommands: SUBCOMMANDS,
