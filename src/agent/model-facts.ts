@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
+import type { ModelInfo } from "../catalog/catalog.ts";
 import type { Env } from "../config/paths.ts";
 import { contextWindow } from "../config/resolve.ts";
 import type { Config } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
-import type { ModelInfo } from "../providers/catalog.ts";
 import { builtinProvider, defaultContextWindow } from "../providers/registry.ts";
 import type { ModelCapabilities, ResolvedProvider, Usage } from "../providers/types.ts";
 import { maskUrl } from "../util/secrets.ts";
@@ -36,8 +36,8 @@ export async function modelFacts(
   fromFlag: boolean,
 ): Promise<ModelFacts> {
   const { cacheFile, cachedCatalog, cachedCatalogSync, endpointOf, findModel, formatAge, suggestModels } =
-    await import("../providers/catalog.ts");
-  const { costOf } = await import("../providers/cost.ts");
+    await import("../catalog/catalog.ts");
+  const { costOf } = await import("../catalog/cost.ts");
   const catalog = await cachedCatalog(env);
   const info = catalog ? findModel(catalog, provider.id, model) : undefined;
   const warnings: string[] = [];

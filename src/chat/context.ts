@@ -1,9 +1,9 @@
 import type { AgentEvent } from "../agent/events.ts";
 import type { PermissionMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
-import type { Choice } from "../config/first-run.ts";
-import type { ModelInfo } from "../providers/catalog.ts";
+import type { ModelInfo } from "../catalog/catalog.ts";
 import type { ThinkingLevel } from "../providers/types.ts";
+import type { Choice } from "../ui/first-run.ts";
 import type { Style } from "../ui/style.ts";
 import type { SlashRegistry } from "./registry.ts";
 

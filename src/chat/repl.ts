@@ -1,8 +1,8 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
+import type { ModelInfo } from "../catalog/catalog.ts";
 import { describeError, IonError } from "../errors.ts";
-import type { ModelInfo } from "../providers/catalog.ts";
 import { imageLabel } from "../providers/image.ts";
 import { THINKING_LEVELS, type ThinkingLevel, type UserBlock } from "../providers/types.ts";
 import type { WorkspaceScope } from "../tools/workspace.ts";
@@ -334,7 +334,7 @@ export class Chat {
 
   private models(): Promise<ModelInfo[]> {
     this.catalog ??= (async () => {
-      const { loadCatalog } = await import("../providers/catalog.ts");
+      const { loadCatalog } = await import("../catalog/catalog.ts");
       const catalog = await loadCatalog(this.session.catalogInputs());
       return catalog.models.filter((m) => m.configured);
     })();

@@ -22,8 +22,8 @@ import { trustCommand } from "./slash-trust.ts";
 type Command = SlashCommand<ChatContext>;
 
 async function chooseModel(context: ChatContext, provider?: string): Promise<string | undefined> {
-  const { searchModels } = await import("../providers/catalog.ts");
-  const { favoriteIds, favoritesFirst } = await import("../providers/catalog-favorites.ts");
+  const { searchModels } = await import("../catalog/catalog.ts");
+  const { favoriteIds, favoritesFirst } = await import("../catalog/favorites.ts");
   const models = (await context.models()).filter((m) => provider === undefined || m.provider === provider);
   if (models.length === 0) {
     context.print(
@@ -96,7 +96,7 @@ const model: Command = {
   args: "[provider/model]",
   summary: "switch model (a fuzzy picker without one); star|unstar the model in use",
   complete: async (_partial, context) => {
-    const { favoritesFirst } = await import("../providers/catalog-favorites.ts");
+    const { favoritesFirst } = await import("../catalog/favorites.ts");
     const models = favoritesFirst(await context.models(), context.session.configuration.favorites);
     return [...models.map((m) => m.id), "star", "unstar"];
   },

@@ -115,7 +115,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   }
   const pick = async (
     message: string,
-    choices: (query: string) => import("../config/first-run.ts").Choice[],
+    choices: (query: string) => import("../ui/first-run.ts").Choice[],
     initial?: string,
   ) => {
     if (!input) return undefined;

@@ -178,7 +178,7 @@ export async function unsetConfig(rawArgs: string[]): Promise<void> {
 /** `ion config init`: the first-run flow; without a terminal, what to run instead. */
 export async function initConfig(rawArgs: string[]): Promise<void> {
   parseStrict("config init", rawArgs, initArgs, 0);
-  const { canPrompt, firstRun, initInstructions } = await import("../config/first-run.ts");
+  const { canPrompt, firstRun, initInstructions } = await import("../ui/first-run.ts");
   if (!canPrompt()) {
     const { message, hint } = initInstructions(process.env);
     throw new IonError("config", message, { hint });

@@ -1,4 +1,3 @@
-import { IonError } from "../errors.ts";
 import {
   type Catalog,
   configuredProviderIds,
@@ -6,8 +5,9 @@ import {
   loadCatalog,
   type ModelInfo,
   searchModels,
-} from "../providers/catalog.ts";
-import { resolveFavorites, splitModelId, unlistedModel } from "../providers/catalog-favorites.ts";
+} from "../catalog/catalog.ts";
+import { resolveFavorites, splitModelId, unlistedModel } from "../catalog/favorites.ts";
+import { IonError } from "../errors.ts";
 import type { FdWriter } from "../util/fd-writer.ts";
 import { table, toItem } from "./models-list.ts";
 

@@ -1,6 +1,6 @@
+import { loadCatalog, type ModelInfo, searchModels } from "../catalog/catalog.ts";
 import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
-import { loadCatalog, type ModelInfo, searchModels } from "../providers/catalog.ts";
 import { colorEnabled, createStyle } from "../ui/style.ts";
 import { type Cell, type Column, renderTable } from "../ui/table.ts";
 import { fdWriter } from "../util/fd-writer.ts";
@@ -86,7 +86,7 @@ export async function listModels(rawArgs: string[]): Promise<void> {
   } else {
     // Loaded only for a user with favourites: the plain listing is what bench/models.ts times.
     const starred = config.favorites?.length
-      ? (await import("../providers/catalog-favorites.ts")).favoriteIds(catalog.models, config.favorites)
+      ? (await import("../catalog/favorites.ts")).favoriteIds(catalog.models, config.favorites)
       : new Set<string>();
     stdout.write(table(shown, starred));
   }

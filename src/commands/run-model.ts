@@ -7,7 +7,7 @@ export async function ensureModelConfigured(options: {
   cwd: string;
   env: Env;
 }): Promise<void> {
-  const { firstRun, noModelMessage } = await import("../config/first-run.ts");
+  const { firstRun, noModelMessage } = await import("../ui/first-run.ts");
   if (!options.interactive) {
     const { message, hint } = noModelMessage(options.env);
     throw new IonError("config", message, { hint });

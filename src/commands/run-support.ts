@@ -38,7 +38,7 @@ export function errorKindOf(err: unknown): ErrorKind {
     case "internal":
       return err.code;
     case "provider":
-      return "network"; // the model list could not be fetched (providers/catalog.ts)
+      return "network"; // the model list could not be fetched (catalog/catalog.ts)
   }
 }
 

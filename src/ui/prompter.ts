@@ -1,5 +1,5 @@
 /** The first-run Prompter on a real terminal, backed by @clack/prompts (tests pass plain objects). */
-import { CANCELLED, type Cancelled, type Prompter } from "../config/first-run.ts";
+import { CANCELLED, type Cancelled, type Prompter } from "./first-run.ts";
 
 /** The Prompter on a real terminal. */
 export async function clackPrompter(): Promise<Prompter> {

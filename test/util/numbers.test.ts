@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { tokens } from "../../src/commands/models-list.ts";
-import { formatContext } from "../../src/config/first-run.ts";
+import { formatContext } from "../../src/ui/first-run.ts";
 import { count, counted, formatTokens } from "../../src/util/numbers.ts";
 
 describe("formatTokens", () => {

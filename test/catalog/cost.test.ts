@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ModelInfo } from "../../src/providers/catalog.ts";
-import { costOf } from "../../src/providers/cost.ts";
+import type { ModelInfo } from "../../src/catalog/catalog.ts";
+import { costOf } from "../../src/catalog/cost.ts";
 import type { Usage } from "../../src/providers/types.ts";
 import { FIXTURES } from "../support/fake-llm.ts";
 

@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LoadCatalogOptions } from "../../src/catalog/catalog.ts";
+import { type Catalog, type ModelInfo, searchModels } from "../../src/catalog/catalog.ts";
+import { IonError } from "../../src/errors.ts";
 import {
   CANCELLED,
   type Cancelled,
@@ -18,10 +21,7 @@ import {
   initInstructions,
   noModelMessage,
   type Prompter,
-} from "../../src/config/first-run.ts";
-import { IonError } from "../../src/errors.ts";
-import type { LoadCatalogOptions } from "../../src/providers/catalog.ts";
-import { type Catalog, type ModelInfo, searchModels } from "../../src/providers/catalog.ts";
+} from "../../src/ui/first-run.ts";
 
 interface Call {
   kind: "search" | "select" | "text" | "password";

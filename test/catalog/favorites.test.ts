@@ -1,11 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { ModelInfo } from "../../src/providers/catalog.ts";
-import {
-  favoriteIds,
-  favoritesFirst,
-  splitModelId,
-  unlistedModel,
-} from "../../src/providers/catalog-favorites.ts";
+import type { ModelInfo } from "../../src/catalog/catalog.ts";
+import { favoriteIds, favoritesFirst, splitModelId, unlistedModel } from "../../src/catalog/favorites.ts";
 
 const model = (id: string): ModelInfo => ({ ...unlistedModel(id, true), name: id });
 const MODELS = ["anthropic/claude-sonnet-4-5-20250929", "openai/gpt-4o", "openai/gpt-4o-mini"].map(model);

@@ -3,8 +3,8 @@
  * max output, $/1M prices, capabilities), cached in `<cacheDir>/models.json`.
  *
  * Reading the cache (`cachedCatalog`, and `loadCatalog` while the cache is fresh) touches one file and
- * never imports the network code: `catalog-sources.ts` (the merge, over `catalog-lists.ts` for the
- * providers' endpoints and `catalog-modelsdev.ts` for models.dev) is imported only when a fetch is needed.
+ * never imports the network code: `sources.ts` (the merge, over `lists.ts` for the
+ * providers' endpoints and `modelsdev.ts` for models.dev) is imported only when a fetch is needed.
  *
  * Cache file (`version` 1): `{version, fetched_at, key, configured, complete, endpoints, models}` where
  * `key` fingerprints what was configured when it was written (provider ids, base URLs and key sources,
@@ -21,9 +21,9 @@ import { cacheDir, type Env } from "../config/paths.ts";
 import { knownProviderIds, resolveProvider, selectedProviderId } from "../config/resolve.ts";
 import type { Config, Keys } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
+import { BUILTIN_PROVIDERS, builtinProvider } from "../providers/registry.ts";
+import type { ResolvedProvider } from "../providers/types.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { BUILTIN_PROVIDERS, builtinProvider } from "./registry.ts";
-import type { ResolvedProvider } from "./types.ts";
 
 export interface ModelInfo {
   /** "provider/model": exactly what -m accepts. */
@@ -145,7 +145,7 @@ export async function loadCatalog(options: LoadCatalogOptions): Promise<Catalog>
     return { ...toCatalog(cached, now), warnings };
   }
 
-  const sources = await import("./catalog-sources.ts");
+  const sources = await import("./sources.ts");
   const built = await sources.fetchCatalog({
     targets,
     unconfigured: unconfiguredProviders(targets),

@@ -1,19 +1,19 @@
 /**
  * Each configured provider's own model list endpoint — OpenAI-compatible `/models`, Mistral, Anthropic
  * (paged), Ollama's `/api/tags`, Gemini's native list — validated with zod and read into `Discovered`
- * entries with whatever metadata the provider reports. Loaded only through `catalog-sources.ts`.
+ * entries with whatever metadata the provider reports. Loaded only through `sources.ts`.
  */
 import { z } from "zod";
+import type { ResolvedProvider } from "../providers/types.ts";
 import type { ModelMeta } from "./catalog.ts";
-import { getJson, optBoolean, optNumber, optString, parse, positive } from "./catalog-fetch.ts";
-import type { ResolvedProvider } from "./types.ts";
+import { getJson, optBoolean, optNumber, optString, parse, positive } from "./fetch.ts";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 /** Anthropic pages at most this many times (1000 models a page), in case a server keeps saying has_more. */
 const MAX_PAGES = 20;
 
 // --- Response schemas --------------------------------------------------------------------------------
-// Built from catalog-fetch.ts's null-falling helpers: only an entry's id is required.
+// Built from fetch.ts's null-falling helpers: only an entry's id is required.
 
 const optPrice = z.union([z.string(), z.number()]).nullish().catch(null);
 

@@ -1,13 +1,13 @@
 import Fuse from "fuse.js";
+import type { Catalog, LoadCatalogOptions, ModelInfo } from "../catalog/catalog.ts";
+import { editConfig, isObject, unsetAt } from "../config/edit.ts";
+import { type LoadedConfig, loadConfig, writeKey } from "../config/load.ts";
+import { configDir, type Env } from "../config/paths.ts";
+import { knownProviderIds, selectedProviderId } from "../config/resolve.ts";
 import { describeError, IonError } from "../errors.ts";
-import type { Catalog, LoadCatalogOptions, ModelInfo } from "../providers/catalog.ts";
 import { BUILTIN_PROVIDERS, builtinProvider } from "../providers/registry.ts";
 import { formatTokens } from "../util/numbers.ts";
 import { maskKey } from "../util/secrets.ts";
-import { editConfig, isObject, unsetAt } from "./edit.ts";
-import { type LoadedConfig, loadConfig, writeKey } from "./load.ts";
-import { configDir, type Env } from "./paths.ts";
-import { knownProviderIds, selectedProviderId } from "./resolve.ts";
 
 /**
  * First-time setup (SPEC §7.1): provider → key → model, then save. Nothing is written until every
@@ -104,7 +104,7 @@ export async function firstRun(options: FirstRunOptions): Promise<{ provider: st
   const name = builtinProvider(providerId)?.name ?? loaded.config.providers?.[providerId]?.name ?? providerId;
 
   const newKey = await chooseKey(ui, loaded, env, providerId, name);
-  const api = options.catalog ?? (await import("../providers/catalog.ts"));
+  const api = options.catalog ?? (await import("../catalog/catalog.ts"));
   const keys = newKey === undefined ? loaded.keys : { ...loaded.keys, [providerId]: newKey };
   const models = await providerModels(ui, api, { config: loaded.config, keys, env }, providerId, name);
   const model = await chooseModel(ui, api, providerId, name, models);

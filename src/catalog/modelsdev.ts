@@ -1,12 +1,12 @@
 /**
  * models.dev: fetching `api.json`, validating it with zod, and indexing the wanted providers' models by id
  * and alias so each listed model can be given models.dev's metadata. Loaded only through
- * `catalog-sources.ts`.
+ * `sources.ts`.
  */
 import { z } from "zod";
+import { builtinProvider } from "../providers/registry.ts";
 import { type ModelMeta, stripDateSuffix } from "./catalog.ts";
-import { getJson, optBoolean, optNumber, optString, parse, positive } from "./catalog-fetch.ts";
-import { builtinProvider } from "./registry.ts";
+import { getJson, optBoolean, optNumber, optString, parse, positive } from "./fetch.ts";
 
 /** models.dev `api.json`: `{<providerID>: {id, name, models: {<modelID>: {...}}}}`. */
 const ModelsDevRootSchema = z.record(z.string(), z.unknown());

@@ -1,5 +1,5 @@
+import type { Usage } from "../providers/types.ts";
 import type { ModelInfo } from "./catalog.ts";
-import type { Usage } from "./types.ts";
 
 /**
  * The cost in USD of `usage` at the model's prices ($ per 1M tokens). Input, output, cache reads and

@@ -2,8 +2,6 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Config, Keys } from "../../src/config/schema.ts";
-import { IonError } from "../../src/errors.ts";
 import {
   type Catalog,
   cachedCatalog,
@@ -13,7 +11,9 @@ import {
   type ModelInfo,
   searchModels,
   suggestModels,
-} from "../../src/providers/catalog.ts";
+} from "../../src/catalog/catalog.ts";
+import type { Config, Keys } from "../../src/config/schema.ts";
+import { IonError } from "../../src/errors.ts";
 import { type FakeLLM, type FakeResponse, FIXTURES, startFakeLLM } from "../support/fake-llm.ts";
 
 const HOUR = 60 * 60 * 1000;

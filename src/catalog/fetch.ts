@@ -1,7 +1,7 @@
 /**
  * What every catalogue source shares: fetching JSON with a timeout, the errors that turn a failed source
  * into a warning rather than a crash, and the zod helpers the response schemas are built from. Part of the
- * network side, so only `catalog-sources.ts` and the modules it loads import this.
+ * network side, so only `sources.ts` and the modules it loads import this.
  */
 import { z } from "zod";
 import { formatPath } from "../config/schema.ts";

@@ -2,17 +2,17 @@
  * The network side of the model catalogue: each configured provider's model list endpoint and
  * models.dev, fetched in parallel, validated with zod, merged into `ModelInfo` entries. Imported lazily
  * by `catalog.ts` so reading the cache never loads this module, nor the ones only it (and they) import:
- * `catalog-lists.ts` (the providers' list endpoints), `catalog-modelsdev.ts` (models.dev) and
- * `catalog-fetch.ts` (JSON over HTTP, source errors, schema helpers).
+ * `lists.ts` (the providers' list endpoints), `modelsdev.ts` (models.dev) and
+ * `fetch.ts` (JSON over HTTP, source errors, schema helpers).
  *
  * Metadata precedence per field: models.dev › what the provider's own list says (Anthropic's token limits,
  * OpenRouter's prices, Groq's and Mistral's context windows…) › the previous cache (only when models.dev
  * could not be fetched) › null.
  */
 import type { CatalogTarget, ModelInfo, ModelMeta } from "./catalog.ts";
-import { settle } from "./catalog-fetch.ts";
-import { discover } from "./catalog-lists.ts";
-import { type DevProvider, devIdOf, fetchModelsDev, lookupDev } from "./catalog-modelsdev.ts";
+import { settle } from "./fetch.ts";
+import { discover } from "./lists.ts";
+import { type DevProvider, devIdOf, fetchModelsDev, lookupDev } from "./modelsdev.ts";
 
 export interface FetchCatalogInput {
   targets: CatalogTarget[];
