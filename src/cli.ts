@@ -19,6 +19,7 @@ const COMMANDS: Record<string, LoadCommand> = {
   models: () => import("./commands/models.ts").then((m) => m.default as CommandDef),
   providers: () => import("./commands/providers.ts").then((m) => m.default as CommandDef),
   skills: () => import("./commands/skills.ts").then((m) => m.default as CommandDef),
+  mcp: () => import("./commands/mcp.ts").then((m) => m.default as CommandDef),
 };
 
 const root: CommandDef = {
