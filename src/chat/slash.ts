@@ -1,9 +1,9 @@
-import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import { knownProviderIds } from "../config/resolve.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import { writeFileAtomic } from "../util/atomic-write.ts";
 import { messageOf } from "../util/error-text.ts";
 import { counted, formatTokens } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
@@ -281,7 +281,7 @@ const exportCommand: Command = {
     const { renderMarkdown } = await import("../history/export.ts");
     const file = resolve(session.cwd, args || `ion-session-${session.id.slice(0, 13)}.md`);
     // As `ion sessions export`: a Markdown file is read in a terminal too.
-    await writeFile(file, safeForTerminal(renderMarkdown(loaded))).catch((err: unknown) => {
+    await writeFileAtomic(file, safeForTerminal(renderMarkdown(loaded))).catch((err: unknown) => {
       throw new IonError("io", `cannot write ${file}: ${messageOf(err)}`);
     });
     context.print(context.style.dim(`exported to ${file}`));
