@@ -10,7 +10,7 @@ import type {
   Usage,
 } from "../providers/types.ts";
 import { currentTools, type ToolSource } from "../tools/registry.ts";
-import type { ToolOutcome } from "../tools/types.ts";
+import type { AgentTool, ToolOutcome } from "../tools/types.ts";
 import type { AgentEvent, CompactTrigger } from "./events.ts";
 import { AgentRun } from "./loop-run.ts";
 import type { ApprovalPolicy } from "./permissions.ts";
@@ -28,6 +28,10 @@ export interface AgentInput {
   modelInfo?: ModelCapabilities;
   /** The tools offered: a fixed list, or the session's registry asked before every request. */
   tools: ToolSource;
+  /** A tool not offered but callable by name (a deferred MCP tool); undefined: none. */
+  callable?: (name: string) => AgentTool | undefined;
+  /** The MCP servers and whether each connected (stream-json's `init.mcp_servers`). */
+  mcpServers?: { name: string; status: string }[];
   permissionMode: "read" | "ask" | "auto";
   /** Directories outside cwd that file tools may reach (config `workspace.allow`). */
   workspaceAllow?: string[];
@@ -100,7 +104,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     provider: input.provider.id,
     model: input.model,
     tools: currentTools(input.tools).map((t) => t.spec.name),
-    mcp_servers: [],
+    mcp_servers: input.mcpServers ?? [],
     skills: input.skills ?? [],
     permission_mode: input.permissionMode,
     slash_commands: input.slashCommands ?? [],

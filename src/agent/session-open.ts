@@ -11,6 +11,7 @@ import {
   type OpenedSession,
   openSession,
 } from "./session-file.ts";
+import { SessionMcp } from "./session-mcp.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { type ModelTarget, resolveTarget, sessionParts } from "./session-setup.ts";
 
@@ -23,6 +24,8 @@ export interface SessionBasis {
   /** `--fallback-model`, resolved before any request. */
   fallback: ModelTarget | undefined;
   parts: Awaited<ReturnType<typeof sessionParts>>;
+  /** The MCP servers, starting in parallel with the rest of the set-up; undefined when none is configured. */
+  mcp: SessionMcp | undefined;
 }
 
 /**
@@ -34,11 +37,14 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
   const { cwd, env, notice } = options;
   let loaded = await loadConfig({ cwd, env, trustedProject: options.projectTrust?.trusted });
   for (const warning of loaded.warnings) notice(`warning: ${warning}`);
+  const trust = options.projectTrust;
+  const mcp = SessionMcp.start({ cwd, env, config: loaded.config, trust, notice, log: options.log });
 
   const store = options.choice.noSession ? undefined : SessionStore.forDataDir(dataDir(env));
-  if (store) await expireSessions(store, dataDir(env), loaded.config.history?.retention_days ?? 30, notice);
-  const opened = store && (await openChosen(store, options));
+  let opened: OpenedSession | undefined;
   try {
+    if (store) await expireSessions(store, dataDir(env), loaded.config.history?.retention_days ?? 30, notice);
+    opened = store && (await openChosen(store, options));
     // A resumed session keeps the model it was held with unless -m says otherwise.
     const spec =
       options.model ??
@@ -58,9 +64,10 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
     if (options.maxBudgetUsd !== undefined)
       for (const t of fallback ? [target, fallback] : [target])
         checkBudgetPriced(t.facts.price, `${t.provider.id}/${t.model}`);
-    return { loaded, store, opened, target, fallback, parts };
+    return { loaded, store, opened, target, fallback, parts, mcp };
   } catch (err) {
     await opened?.writer.close();
+    await mcp?.close();
     throw err;
   }
 }

@@ -1,16 +1,16 @@
 import type { Config } from "../config/schema.ts";
-import type { IonError } from "../errors.ts";
+import { IonError } from "../errors.ts";
 import { streamProvider } from "../providers/index.ts";
 import type { Message, ThinkingLevel, Usage } from "../providers/types.ts";
 import type { AgentTool } from "../tools/types.ts";
-import type { CompactionRequest } from "./compact-run.ts";
+import { type CompactionRequest, runCompaction } from "./compact-run.ts";
 import type { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult, type RunResult } from "./events.ts";
 import { ModelFallback } from "./fallback.ts";
 import { type AgentDeps, type AgentInput, DEFAULT_COMPACT_THRESHOLD, runAgent } from "./loop.ts";
 import type { PermissionMode } from "./permissions.ts";
 import type { SessionSeams } from "./session-extension.ts";
-import type { SessionOptions } from "./session-options.ts";
+import { addToTotals, type SessionOptions, type SessionTotals } from "./session-options.ts";
 import { type ModelTarget, saveError } from "./session-setup.ts";
 import { SchemaCheck, schemaInstructions } from "./structured-output.ts";
 
@@ -29,6 +29,9 @@ export interface TurnSetup {
   system: string;
   /** Asked before every request: the registry can change during the turn. */
   tools: () => AgentTool[];
+  /** A deferred tool the model calls by name. */
+  callable: (name: string) => AgentTool | undefined;
+  mcpServers: { name: string; status: string }[];
   skills: string[];
   /** Read per call: a chat can change the mode while the turn runs. */
   mode: () => PermissionMode;
@@ -68,6 +71,8 @@ export function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
     thinking: setup.thinking,
     ...(target.facts.capabilities ? { modelInfo: target.facts.capabilities } : {}),
     tools: setup.tools,
+    callable: setup.callable,
+    mcpServers: setup.mcpServers,
     permissionMode: mode,
     workspaceAllow: [...(config.workspace?.allow ?? []), ...(options.addDirs ?? [])],
     maxTurns: options.maxTurns,
@@ -183,4 +188,28 @@ export function manualCompaction(
     price: (usage) => target.facts.price(usage),
     log: setup.options.log,
   };
+}
+
+/**
+ * `/compact [focus]`: compacts now and adds what it cost to `totals` (the summary requests cost money
+ * even when the compaction is not applied). The boundary to record, when it was applied; throws
+ * IonError when there is nothing to compact yet.
+ */
+export async function compactNow(
+  setup: TurnSetup,
+  focus: string | undefined,
+  tokensBefore: number | undefined,
+  signal: AbortSignal,
+  totals: SessionTotals,
+) {
+  if (!setup.messages.some((m) => m.role === "assistant"))
+    throw new IonError("usage", "nothing to compact yet: the conversation has no answer");
+  const done = await runCompaction(manualCompaction(setup, focus, tokensBefore, signal));
+  addToTotals(totals, {
+    usage: done.usage,
+    total_cost_usd: done.costUSD,
+    num_turns: 0,
+    duration_api_ms: done.apiMs,
+  });
+  return done.boundary;
 }

@@ -2,7 +2,6 @@ import type { Env } from "../config/paths.ts";
 import { resolveThinking } from "../config/resolve.ts";
 import type { Config, Keys } from "../config/schema.ts";
 import type { BuiltSystemPrompt } from "../context/system-prompt.ts";
-import { IonError } from "../errors.ts";
 import type { LoadedSession } from "../history/store.ts";
 import { imageRefusal } from "../providers/image.ts";
 import type {
@@ -17,11 +16,11 @@ import type { Skill } from "../skills/types.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AgentTool } from "../tools/types.ts";
 import { messageOf } from "../util/error-text.ts";
-import { runCompaction } from "./compact-run.ts";
 import type { AgentEvent } from "./events.ts";
 import { offeredTools, type PermissionMode, permissionMode } from "./permissions.ts";
-import { endReasonOf, type SessionEndReason, SessionSeams, type TurnContext } from "./session-extension.ts";
+import { endReasonOf, type SessionEndReason, SessionSeams } from "./session-extension.ts";
 import type { OpenedSession } from "./session-file.ts";
+import type { McpOverview, SessionMcp } from "./session-mcp.ts";
 import { openBasis, type SessionBasis } from "./session-open.ts";
 import {
   addToTotals,
@@ -33,7 +32,7 @@ import {
 import type { SessionPrompt } from "./session-prompt.ts";
 import { SessionRecord } from "./session-record.ts";
 import { type ModelTarget, oversized, resolveTarget, saveError } from "./session-setup.ts";
-import { manualCompaction, runTurn, type TurnSetup } from "./session-turn.ts";
+import { compactNow, runTurn, type TurnSetup } from "./session-turn.ts";
 import { usageTotal } from "./tokens.ts";
 
 export type { SessionOptions, SessionTotals } from "./session-options.ts";
@@ -71,6 +70,8 @@ export class AgentSession {
   private readonly noticesTold = new Set<string>();
   /** `--fallback-model`, resolved when the session opened. */
   private readonly fallbackTarget: ModelTarget | undefined;
+  /** The MCP servers (session-mcp.ts); undefined when none is configured. */
+  private readonly mcp: SessionMcp | undefined;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -91,6 +92,7 @@ export class AgentSession {
     this.registry = new ToolRegistry(basis.parts.builtins);
     this.prompt = basis.parts.prompt;
     this.seams = new SessionSeams(options.extensions);
+    this.mcp = basis.mcp;
   }
 
   /**
@@ -106,6 +108,7 @@ export class AgentSession {
       return session;
     } catch (err) {
       await basis.opened?.writer.close();
+      await basis.mcp?.close();
       throw err;
     }
   }
@@ -162,11 +165,18 @@ export class AgentSession {
     return this.record.conversation.messages();
   }
 
-  tools(): AgentTool[] {
+  /** The tools offered now; given `from`, those of them the mode and the disabled or denied tools allow. */
+  tools(from: AgentTool[] = this.registry.offered()): AgentTool[] {
     if (this.options.noTools) return [];
     const denied = [...(this.options.toolRules?.deny ?? [])];
     const disabled = [...(this.loaded.config.tools?.disabled ?? []), ...denied];
-    return offeredTools(this.registry.offered(), this.mode, disabled);
+    return offeredTools(from, this.mode, disabled);
+  }
+
+  /** The MCP servers once started, with their status and tools (`/mcp`); undefined when none is configured. */
+  async mcpServers(): Promise<McpOverview | undefined> {
+    await this.mcp?.join(this.registry, this.contextWindow, new AbortController().signal);
+    return this.mcp && { servers: this.mcp.states, offered: this.mcp.offered };
   }
 
   /**
@@ -189,6 +199,7 @@ export class AgentSession {
 
   /** What fills the context window now, part by part (`/context`, `ion run -v`). */
   async contextBreakdown() {
+    await this.mcp?.join(this.registry, this.contextWindow, new AbortController().signal);
     const { contextBreakdown } = await import("../context/breakdown.ts");
     return contextBreakdown({
       prompt: this.buildPrompt(),
@@ -236,18 +247,22 @@ export class AgentSession {
    */
   async *turn(content: UserBlock[], signal: AbortSignal): AsyncGenerator<AgentEvent> {
     const message: UserMessage = { role: "user", content };
+    // The first request waits for the MCP servers (each bounded by its start-up timeout).
+    await this.mcp?.join(this.registry, this.contextWindow, signal);
     const label = `${this.provider.id}/${this.model}`;
     const tools = this.tools().map((t) => t.spec);
-    const tooLarge = oversized(message, {
-      system: this.systemPrompt(),
-      tools,
-      window: this.contextWindow,
-      label,
+    const window = this.contextWindow;
+    const refusal =
+      oversized(message, { system: this.systemPrompt(), tools, window, label }) ??
+      imageRefusal(content, this.modelCapabilities, label);
+    if (refusal) throw refusal;
+    // The extensions' say: a refused prompt is kept in the session file (outside the model's view).
+    const verdict = await this.seams.submit({ sessionId: this.id, content, messages: this.messages() });
+    if ("refusal" in verdict) throw await this.record.refuse(message, verdict.refusal, this.fileModelNow());
+    // Saved before any request: failing to is an error, and nothing is sent.
+    await this.record.saveTurn(message, verdict.contexts, this.fileModelNow()).catch((err: unknown) => {
+      throw saveError(err);
     });
-    if (tooLarge) throw tooLarge;
-    const blind = imageRefusal(content, this.modelCapabilities, label);
-    if (blind) throw blind;
-    await this.saveTurn(message, await this.accept(message));
 
     yield* runTurn(this.turnSetup(), this.record.conversation, signal, {
       note: (text) => {
@@ -274,6 +289,9 @@ export class AgentSession {
       fallbackTarget: this.fallbackTarget,
       system: this.systemPrompt(),
       tools: () => this.tools(),
+      // A deferred MCP tool is not listed, but the model may call it by the name mcp_search gave.
+      callable: (name) => this.tools([this.registry.get(name)].filter((tool) => tool !== undefined))[0],
+      mcpServers: (this.mcp?.states ?? []).map(({ name, status }) => ({ name, status })),
       skills: this.tools().some((t) => t.spec.name === "skill") ? this.availableSkills() : [],
       mode: () => this.mode,
       thinking: this.thinking,
@@ -287,21 +305,11 @@ export class AgentSession {
    * compact_boundary (recorded first); throws IonError when there is nothing to compact yet.
    */
   async *compact(focus: string | undefined, signal: AbortSignal): AsyncGenerator<AgentEvent> {
-    const setup = this.turnSetup();
-    if (!setup.messages.some((m) => m.role === "assistant"))
-      throw new IonError("usage", "nothing to compact yet: the conversation has no answer");
-    const done = await runCompaction(manualCompaction(setup, focus, this.contextUsed, signal));
-    // The summary requests cost money even when the compaction is not applied.
-    addToTotals(this.totals, {
-      usage: done.usage,
-      total_cost_usd: done.costUSD,
-      num_turns: 0,
-      duration_api_ms: done.apiMs,
-    });
-    if (!done.boundary) return;
-    await this.record.conversation.record(done.boundary);
+    const boundary = await compactNow(this.turnSetup(), focus, this.contextUsed, signal, this.totals);
+    if (!boundary) return;
+    await this.record.conversation.record(boundary);
     this.lastUsage = undefined;
-    yield done.boundary;
+    yield boundary;
   }
 
   /** `/clear`: a new, empty session from the next turn on; the old one stays saved. */
@@ -367,6 +375,7 @@ export class AgentSession {
     } finally {
       for (const { name, error } of await this.registry.close())
         this.options.notice(`warning: the tool ${name} did not close: ${messageOf(error)}`);
+      await this.mcp?.close();
     }
   }
 
@@ -379,26 +388,6 @@ export class AgentSession {
     if (this.endedId === this.id) return;
     this.endedId = this.id;
     await this.seams.ended(this.id, reason);
-  }
-
-  /**
-   * The extensions' say on a prompt: this turn's context messages. A refused prompt is kept in the
-   * session file (outside the model's view) and the refusal thrown: the turn does not happen.
-   */
-  private async accept(message: UserMessage): Promise<TurnContext[]> {
-    const prompt = { sessionId: this.id, content: message.content, messages: this.messages() };
-    const verdict = await this.seams.submit(prompt);
-    if ("contexts" in verdict) return verdict.contexts;
-    throw await this.record.refuse(message, verdict.refusal, this.fileModelNow());
-  }
-
-  /** Saves the prompt (and its context) before any request: failing to is an error, nothing is sent. */
-  private async saveTurn(message: UserMessage, contexts: TurnContext[]): Promise<void> {
-    try {
-      await this.record.saveTurn(message, contexts, this.fileModelNow());
-    } catch (err) {
-      throw saveError(err);
-    }
   }
 
   private fileModelNow() {

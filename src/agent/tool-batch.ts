@@ -21,7 +21,7 @@ async function decide(
   deps: AgentDeps,
   parseError: string | undefined,
 ): Promise<Decision> {
-  const tool = tools.find((t) => t.spec.name === call.name);
+  const tool = tools.find((t) => t.spec.name === call.name) ?? input.callable?.(call.name);
   if (!tool) {
     const known = tools.map((t) => t.spec.name).join(", ") || "none";
     return {
@@ -121,7 +121,7 @@ export async function* runToolBatch(
   const results: ToolResultBlock[] = [];
   const tools = currentTools(input.tools);
   const allReadOnly = calls.every((c) => {
-    const tool = tools.find((t) => t.spec.name === c.name);
+    const tool = tools.find((t) => t.spec.name === c.name) ?? input.callable?.(c.name);
     return tool !== undefined && isReadOnly(tool, c.input);
   });
   const reported = new CallEvents(now);

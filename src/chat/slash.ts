@@ -12,6 +12,7 @@ import { type SlashCommand, SlashRegistry } from "./registry.ts";
 import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts";
 import { copyCommand } from "./slash-copy.ts";
 import { costCommand } from "./slash-cost.ts";
+import { mcpCommand } from "./slash-mcp.ts";
 import { trustCommand } from "./slash-trust.ts";
 
 /**
@@ -316,6 +317,7 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     exportCommand,
     copyCommand,
     trustCommand,
+    mcpCommand,
     quit,
   );
 }
