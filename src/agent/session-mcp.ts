@@ -13,6 +13,7 @@ import type { Config } from "../config/schema.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { messageOf } from "../util/error-text.ts";
+import { type EndingSignal, onEndingSignals } from "../util/signals.ts";
 import type { ProjectTrust } from "./session-options.ts";
 
 /** One server as `init.mcp_servers` and `/mcp` show it. */
@@ -24,6 +25,9 @@ export interface McpServerState {
   /** How many tools it offers (connected). */
   tools?: number;
 }
+
+/** What a shell reports for a process the signal ended: 128 + its number. */
+const SIGNAL_EXIT: Record<EndingSignal, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 /** The session's MCP servers and how their tools were offered (`/mcp`). */
 export interface McpOverview {
@@ -65,6 +69,14 @@ export class SessionMcp {
   private readonly starting: Promise<McpServers | undefined>;
   private joining: Promise<void> | undefined;
   private closed = false;
+  /**
+   * A signal no one else handles (a chat still opening, or a run already closing) would end ion by
+   * its default action, which runs no exit handler and could leave a server running. Then it ends
+   * ion through process.exit instead, whose exit handler (startMcpServers) kills every server.
+   */
+  private readonly offSignals = onEndingSignals((signal) => {
+    if (process.listenerCount(signal) === 1) process.exit(SIGNAL_EXIT[signal]);
+  });
   /** Filled once the servers have started (or failed). */
   states: McpServerState[] = [];
   offered: McpToolsOffered | undefined;
@@ -165,6 +177,7 @@ export class SessionMcp {
   async close(): Promise<void> {
     this.closed = true;
     this.abort.abort();
+    this.offSignals();
     const servers = await this.starting;
     await servers?.close();
   }

@@ -210,8 +210,9 @@ describe("MCP servers in ion run", () => {
       toolCalls: [{ id: "call_deferd1", name: "mcp__many__tool_010", input: { query: "rain" } }],
     });
     server.enqueueReply("openai", { text: "Found it." });
-    const run = await box.run([...RUN, "-y", "-o", "stream-json", "find a tool"], { env });
+    const run = await box.run([...RUN, "-y", "-v", "-o", "stream-json", "find a tool"], { env });
     expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/MCP: 224 tools behind mcp_search \(~\d+ tokens saved\)/);
     const [first, second, third] = server.requests.slice(from);
     const listed = toolNames(first);
     expect(listed).toContain("mcp_search");
