@@ -116,6 +116,20 @@ describe("MCP servers in ion run", () => {
     ]);
   });
 
+  test("with -y a mutating MCP tool runs", async () => {
+    using box = new Sandbox();
+    await box.writeConfig({ mcpServers: { everything: stdio([EVERYTHING_SERVER, "stdio"]) } });
+    const from = server.requests.length;
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_mut002", name: "mcp__everything__toggle-simulated-logging", input: {} }],
+    });
+    server.enqueueReply("openai", { text: "Toggled." });
+    const run = await box.run([...RUN, "-y", "-o", "json", "toggle"], { env });
+    expect(run.code).toBe(0);
+    expect((resultOf(run.stdout) as { permission_denials: unknown[] }).permission_denials).toEqual([]);
+    expect(toolResult(server.requests[from + 1], "call_mut002")).toContain("logging");
+  });
+
   test("mode read: a mutating MCP tool is not offered, a read-only one is", async () => {
     using box = new Sandbox();
     await box.writeConfig({ mcpServers: { everything: stdio([EVERYTHING_SERVER, "stdio"]) } });
