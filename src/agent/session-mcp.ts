@@ -83,7 +83,7 @@ export class SessionMcp {
 
   private constructor(private readonly options: SessionMcpOptions) {
     this.starting = this.start().catch((err: unknown) => {
-      // The user's config became unreadable between loading and collecting: the session goes on without MCP.
+      // E.g. the user's config became unreadable since it was loaded: said, and the session goes on without MCP.
       options.notice(`warning: MCP servers not started: ${messageOf(err)}`);
       return undefined;
     });
