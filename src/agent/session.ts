@@ -206,6 +206,10 @@ export class AgentSession {
       tools: this.tools().map((t) => t.spec),
       messages: this.messages(),
       contextWindow: this.contextWindow,
+      mcpSearch: this.mcp?.offered && {
+        deferredTools: this.mcp.offered.deferred,
+        tokensSaved: this.mcp.offered.tokensSaved,
+      },
     });
   }
 

@@ -31,6 +31,13 @@ export const contextCommand: Command = {
     context.print(
       `${"total (estimate)".padEnd(width)}  ${String(breakdown.total).padStart(8)}${pct(breakdown.share)}  of ${window ?? "an unknown number of"} tokens`,
     );
+    const saving = breakdown.mcpSearch;
+    if (saving)
+      context.print(
+        style.dim(
+          `mcp_search keeps ${saving.deferredTools} MCP tools out of the window: ~${saving.tokensSaved} tokens saved`,
+        ),
+      );
     if (session.contextUsed !== undefined)
       context.print(style.dim(`the last request as the provider counted it: ${session.contextUsed} tokens`));
   },

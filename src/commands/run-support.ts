@@ -107,6 +107,11 @@ export function breakdownLines(breakdown: Awaited<ReturnType<AgentSession["conte
   return [
     `context: ${breakdown.total} tokens${pct(breakdown.share)} of ${window} before this prompt (estimates)`,
     ...breakdown.rows.map((row) => `  ${row.label}: ${row.tokens}${pct(row.share)}`),
+    ...(breakdown.mcpSearch
+      ? [
+          `  not in the window: ${breakdown.mcpSearch.deferredTools} MCP tools behind mcp_search (~${breakdown.mcpSearch.tokensSaved} tokens saved)`,
+        ]
+      : []),
   ];
 }
 

@@ -9,7 +9,7 @@ import type { BuiltSystemPrompt } from "./system-prompt.ts";
  * skill; then the tools' schemas and the conversation. Tokens are estimated as chars/4, like every
  * other estimate in ion; the provider's reported usage is the truth for the whole.
  *
- *   contextBreakdown({prompt, tools, messages, contextWindow?}) → ContextBreakdown
+ *   contextBreakdown({prompt, tools, messages, contextWindow?, mcpSearch?}) → ContextBreakdown
  */
 
 export type BreakdownKind = "base" | "instructions" | "skills" | "active_skill" | "tools" | "history";
@@ -29,6 +29,16 @@ export interface ContextBreakdown {
   contextWindow: number | undefined;
   /** total / window; null when the window is unknown. */
   share: number | null;
+  /** MCP tools kept out of the window behind `mcp_search` (lazy loading); undefined when none is. */
+  mcpSearch: McpSearchSaving | undefined;
+}
+
+/** What lazy loading keeps out of the window: not a part of the total, told beside it. */
+export interface McpSearchSaving {
+  /** MCP tools not listed (found through `mcp_search`, callable by name). */
+  deferredTools: number;
+  /** Their schemas' estimated tokens, less mcp_search's own. */
+  tokensSaved: number;
 }
 
 export function contextBreakdown(options: {
@@ -36,6 +46,7 @@ export function contextBreakdown(options: {
   tools: readonly ToolSpec[];
   messages: readonly Message[];
   contextWindow?: number | undefined;
+  mcpSearch?: McpSearchSaving | undefined;
 }): ContextBreakdown {
   const { prompt, contextWindow } = options;
   const share = (tokens: number) => (contextWindow ? tokens / contextWindow : null);
@@ -64,5 +75,6 @@ export function contextBreakdown(options: {
   rows.push(row("history", "history", historyChars));
 
   const sum = rows.reduce((acc, r) => acc + r.tokens, 0);
-  return { rows, total: sum, contextWindow, share: share(sum) };
+  const mcpSearch = options.mcpSearch?.deferredTools ? options.mcpSearch : undefined;
+  return { rows, total: sum, contextWindow, share: share(sum), mcpSearch };
 }

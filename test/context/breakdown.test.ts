@@ -68,4 +68,31 @@ describe("contextBreakdown", () => {
     expect(breakdown.share).toBeNull();
     expect(breakdown.rows.every((row) => row.share === null)).toBe(true);
   });
+
+  test("the tokens mcp_search saves are told beside the total, not counted in it", () => {
+    const prompt = new SystemPromptBuilder().build({
+      cwd: t.base,
+      env: t.env,
+      preamble: undefined,
+      tools: [],
+    });
+    const without = contextBreakdown({ prompt, tools: TOOLS, messages: [], contextWindow: 8_000 });
+    const saving = { deferredTools: 224, tokensSaved: 9_500 };
+    const lazy = contextBreakdown({
+      prompt,
+      tools: TOOLS,
+      messages: [],
+      contextWindow: 8_000,
+      mcpSearch: saving,
+    });
+    expect(without.mcpSearch).toBeUndefined();
+    expect(lazy.mcpSearch).toEqual(saving);
+    expect(lazy.total).toBe(without.total);
+    expect(lazy.rows).toEqual(without.rows);
+    // Every MCP tool listed: nothing to tell.
+    const listed = { deferredTools: 0, tokensSaved: 0 };
+    expect(
+      contextBreakdown({ prompt, tools: TOOLS, messages: [], mcpSearch: listed }).mcpSearch,
+    ).toBeUndefined();
+  });
 });

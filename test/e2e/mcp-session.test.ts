@@ -227,6 +227,10 @@ describe("MCP servers in ion run", () => {
     const run = await box.run([...RUN, "-y", "-v", "-o", "stream-json", "find a tool"], { env });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/MCP: 224 tools behind mcp_search \(~\d+ tokens saved\)/);
+    // -v's context breakdown tells it too.
+    expect(run.stderr).toMatch(
+      /\n {2}not in the window: 224 MCP tools behind mcp_search \(~\d+ tokens saved\)\n/,
+    );
     const [first, second, third] = server.requests.slice(from);
     const listed = toolNames(first);
     expect(listed).toContain("mcp_search");
@@ -290,6 +294,15 @@ describe("MCP servers in ion chat", () => {
       "broken  failed · the server exited during start-up; last output: no database\n",
     );
     expect(toolNames(server.requests[from])).toContain("mcp__many__tool_001");
+  });
+
+  test("/context tells the tokens mcp_search saves when the tools are behind it", async () => {
+    using box = new Sandbox();
+    await box.writeConfig({ model: "openai/gpt-4o-mini", mcpServers: { many: stdio([MANY_TOOLS_SERVER]) } });
+    const run = await box.run(["chat"], { env, stdin: "/context\n/quit\n" });
+    expect(run.code).toBe(0);
+    const saved = /mcp_search keeps 224 MCP tools out of the window: ~(\d+) tokens saved/.exec(run.stderr);
+    expect(Number(saved?.[1])).toBeGreaterThan(1000);
   });
 
   test.skipIf(!HAS_PROC)("SIGTERM and SIGHUP end an idle chat and its servers", async () => {
