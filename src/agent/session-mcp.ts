@@ -96,9 +96,9 @@ export class SessionMcp {
 
   private async start(): Promise<McpServers | undefined> {
     const { cwd, env, config, trust, notice } = this.options;
-    const [{ collectMcpServers }, { startMcpServers }, { mcpLogFiles }] = await Promise.all([
+    const [{ collectMcpServers }, { LaunchedServers }, { mcpLogFiles }] = await Promise.all([
       import("../mcp/sources.ts"),
-      import("../mcp/servers.ts"),
+      import("../mcp/stdio-process.ts"),
       import("../mcp/log-path.ts"),
     ]);
     const trusted = trust?.trusted === true;
@@ -111,20 +111,23 @@ export class SessionMcp {
     });
     for (const line of sources.warnings) notice(`warning: ${line}`);
     if (sources.servers.length === 0 || this.closed) return undefined;
+    const definitions = sources.servers.map((server) => server.definition);
+    const logFile = mcpLogFiles(dataDir(env));
+    // The stdio servers are spawned before the client (the SDK, ~20 ms) loads: they boot while it does.
+    const launched = new LaunchedServers(definitions, { cwd, env, logFile });
+    const { startMcpServers } = await import("../mcp/servers.ts");
     const timeouts = config.mcp;
-    const servers = await startMcpServers(
-      sources.servers.map((server) => server.definition),
-      {
-        logFile: mcpLogFiles(dataDir(env)),
-        cwd,
-        env,
-        signal: this.abort.signal,
-        ...(timeouts?.startup_timeout_ms === undefined
-          ? {}
-          : { startupTimeoutMs: timeouts.startup_timeout_ms }),
-        ...(timeouts?.tool_timeout_ms === undefined ? {} : { toolTimeoutMs: timeouts.tool_timeout_ms }),
-      },
-    );
+    const servers = await startMcpServers(definitions, {
+      logFile,
+      cwd,
+      env,
+      signal: this.abort.signal,
+      launched,
+      ...(timeouts?.startup_timeout_ms === undefined
+        ? {}
+        : { startupTimeoutMs: timeouts.startup_timeout_ms }),
+      ...(timeouts?.tool_timeout_ms === undefined ? {} : { toolTimeoutMs: timeouts.tool_timeout_ms }),
+    });
     this.states = servers.statuses.map((s) =>
       s.status === "failed"
         ? { name: s.name, status: s.status, error: s.error }

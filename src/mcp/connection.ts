@@ -3,10 +3,8 @@
  * its tools listed, its calls made, and its end — whether ion closes it or it dies on its own.
  */
 
-import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
@@ -17,15 +15,16 @@ import { VERSION } from "../version.ts";
 import type { McpServerDefinition, RemoteServerDefinition, StdioServerDefinition } from "./config.ts";
 import type { Environment } from "./expand.ts";
 import { ServerLog } from "./log-file.ts";
+import { ProcessTransport } from "./process-transport.ts";
 import {
   endProcesses,
   isRunning,
   mergeProcesses,
   type ProcessId,
-  processId,
   processTree,
   signalProcesses,
 } from "./process-tree.ts";
+import { StdioServerProcess } from "./stdio-process.ts";
 
 export interface ConnectOptions {
   /** The workspace root: a stdio server's working directory unless its definition names one. */
@@ -39,6 +38,8 @@ export interface ConnectOptions {
   closeGraceMs: number;
   /** Aborts a start still in progress (ion is ending). */
   signal?: AbortSignal;
+  /** The stdio server's process, already spawned with its log (LaunchedServers); else start() spawns it. */
+  launched?: StdioServerProcess | undefined;
 }
 
 export interface CallOptions {
@@ -93,12 +94,12 @@ export class McpConnection {
   private root: ProcessId | undefined;
   private client: Client = newClient();
 
-  /** Opens the server's log; nothing runs until `start()`. */
+  /** Opens the server's log (a launched server's is open already); nothing else runs until `start()`. */
   constructor(
     readonly definition: McpServerDefinition,
     private readonly options: ConnectOptions,
   ) {
-    this.log = new ServerLog(options.logFile);
+    this.log = options.launched?.log ?? new ServerLog(options.logFile);
     this.closeGraceMs = options.closeGraceMs;
   }
 
@@ -108,7 +109,8 @@ export class McpConnection {
    */
   async start(): Promise<void> {
     const { definition, options } = this;
-    const deadline = Date.now() + options.startupTimeoutMs;
+    // A launched server's time runs from its spawn.
+    const deadline = (options.launched?.startedAt ?? Date.now()) + options.startupTimeoutMs;
     try {
       if (definition.type === "stdio") await this.startStdio(definition, deadline);
       else await this.reachRemote(definition, deadline);
@@ -131,23 +133,16 @@ export class McpConnection {
 
   private async startStdio(definition: StdioServerDefinition, deadline: number): Promise<void> {
     const { options } = this;
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-    const transport = new StdioClientTransport({
-      command: definition.command,
-      args: definition.args,
-      env: { ...env, ...definition.env },
-      cwd: resolve(options.cwd, definition.cwd ?? "."),
-      stderr: this.log.descriptor,
-    });
-    this.log.note(`starting ${[definition.command, ...definition.args].join(" ")}`);
+    const server =
+      options.launched ??
+      new StdioServerProcess(definition, this.log, { cwd: options.cwd, env: options.env });
+    // Noted at once, so a timeout or a cancelled start ends it too.
+    this.root = server.root;
     this.watch();
-    const connecting = this.client.connect(transport, { timeout: Math.max(1, deadline - Date.now()) });
-    // The child is spawned by now (or failed to be): note it so a timeout can end it too.
-    const pid = transport.pid;
-    if (pid !== null) this.root = processId(pid);
+    const connecting = this.client.connect(new ProcessTransport(server), {
+      timeout: Math.max(1, deadline - Date.now()),
+    });
     await bounded(connecting, deadline, this.timeoutText(), options.signal);
-    if (this.root === undefined && transport.pid !== null) this.root = processId(transport.pid);
   }
 
   private async reachRemote(definition: RemoteServerDefinition, deadline: number): Promise<void> {

@@ -9,6 +9,7 @@ import { definitionSecrets, type McpServerDefinition } from "./config.ts";
 import { McpConnection } from "./connection.ts";
 import type { Environment } from "./expand.ts";
 import { assignToolNames } from "./names.ts";
+import type { LaunchedServers } from "./stdio-process.ts";
 import { type McpTool, mcpAgentTool } from "./tool.ts";
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 10_000;
@@ -30,6 +31,8 @@ export interface StartOptions {
   closeGraceMs?: number;
   /** Aborting it fails the servers still starting (ion is ending). */
   signal?: AbortSignal;
+  /** Stdio servers spawned already, while this module (the SDK) loaded; the others are spawned here. */
+  launched?: LaunchedServers;
 }
 
 /** For stream-json's `init.mcp_servers` (`{name, status}`) and `ion mcp` (the error). */
@@ -63,6 +66,7 @@ async function startOne(
       startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
       closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
       ...(options.signal ? { signal: options.signal } : {}),
+      launched: options.launched?.take(definition),
     });
     connections.push(connection);
     await connection.start();
