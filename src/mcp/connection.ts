@@ -114,8 +114,10 @@ export class McpConnection {
     try {
       if (definition.type === "stdio") await this.startStdio(definition, deadline);
       else await this.reachRemote(definition, deadline);
-      await bounded(this.listTools(deadline), deadline, this.timeoutText(), options.signal);
+      const listing = bounded(this.listTools(deadline), deadline, this.timeoutText(), options.signal);
+      // Noted (a scan of /proc) while the server answers: it runs by now, and so does what it started.
       this.noteProcesses();
+      await listing;
       this.running = true;
     } catch (err) {
       const reason = this.startFailure(err, definition);

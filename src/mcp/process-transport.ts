@@ -21,11 +21,11 @@ export class ProcessTransport implements Transport {
 
   constructor(private readonly server: StdioServerProcess) {}
 
-  /** Resolves once the process runs (at once if it already does); rejects with the spawn's error. */
+  /** The process runs already: listens to it; rejects with the spawn's error if it could not start. */
   async start(): Promise<void> {
     if (this.started) throw new Error("ProcessTransport already started");
     this.started = true;
-    await this.server.spawned;
+    if (this.server.child === undefined) throw this.server.spawnError;
     this.open = true;
     this.server.listen({
       data: (chunk) => this.received(chunk),
@@ -57,13 +57,16 @@ export class ProcessTransport implements Transport {
     }
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    const stdin = this.server.child.stdin;
-    if (!this.open || !stdin) return Promise.reject(new Error("Not connected"));
-    return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once("drain", resolve);
-    });
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.server.child?.stdin;
+    if (!this.open || !stdin) throw new Error("Not connected");
+    try {
+      stdin.write(serializeMessage(message));
+      await stdin.flush();
+    } catch (error) {
+      // The server is gone (EPIPE): its end is told by onclose; this is the SDK's onerror for it.
+      this.onerror?.(asError(error));
+    }
   }
 
   async close(): Promise<void> {
@@ -71,8 +74,8 @@ export class ProcessTransport implements Transport {
     const wasOpen = this.open;
     this.open = false;
     this.readBuffer.clear();
-    if (!wasOpen || this.server.closed) return;
-    const ended = new Promise<void>((resolve) => child.once("close", () => resolve()));
+    if (!wasOpen || !child || this.server.closed) return;
+    const ended = child.exited.then(() => undefined);
     // Unref'd and cleared: waiting here must never keep ion running.
     const step = async () => {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -83,7 +86,11 @@ export class ProcessTransport implements Transport {
       await Promise.race([ended, late]);
       clearTimeout(timer);
     };
-    child.stdin?.end();
+    try {
+      await child.stdin.end();
+    } catch (error) {
+      this.onerror?.(asError(error)); // already closed by the server: it is ending anyway
+    }
     await step();
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGTERM");

@@ -6,7 +6,6 @@
  * Linux reads /proc (a process is identified by pid and start time, so a reused pid is never
  * signalled); elsewhere `ps` gives the parent links and the pid alone identifies a process.
  */
-import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 export interface ProcessId {
@@ -45,8 +44,9 @@ function processTable(): Map<number, ProcessInfo> {
     }
     return table;
   }
-  const ps = spawnSync("ps", ["-A", "-o", "pid=,ppid=,stat="], { encoding: "utf8" });
-  for (const line of (ps.stdout ?? "").split("\n")) {
+  // Bun.spawnSync rather than node:child_process, which would cost its load on every session with a server.
+  const ps = Bun.spawnSync(["ps", "-A", "-o", "pid=,ppid=,stat="], { stderr: "ignore" });
+  for (const line of ps.stdout.toString().split("\n")) {
     const [pid, ppid, stat] = line.trim().split(/\s+/);
     if (pid && ppid) table.set(Number(pid), { ppid: Number(ppid), zombie: (stat ?? "").startsWith("Z") });
   }
@@ -97,8 +97,8 @@ export function isRunning(process_: ProcessId): boolean {
   } catch {
     return false;
   }
-  const ps = spawnSync("ps", ["-o", "stat=", "-p", String(process_.pid)], { encoding: "utf8" });
-  return !(ps.stdout ?? "").trim().startsWith("Z");
+  const ps = Bun.spawnSync(["ps", "-o", "stat=", "-p", String(process_.pid)], { stderr: "ignore" });
+  return !ps.stdout.toString().trim().startsWith("Z");
 }
 
 /** Adds the processes of `more` that `into` does not hold yet. */

@@ -6,9 +6,10 @@
  *
  * The spawn is the SDK's own (StdioClientTransport's): the command and args without a shell, the
  * environment the SDK would give it, the server's working directory, stderr straight into its log.
+ * Only made with Bun.spawn instead of node:child_process, whose first spawn costs a few milliseconds.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
+import type { Subprocess } from "bun";
 import type { McpServerDefinition, StdioServerDefinition } from "./config.ts";
 import type { Environment } from "./expand.ts";
 import { ServerLog } from "./log-file.ts";
@@ -41,14 +42,17 @@ export interface ProcessListener {
 
 type ProcessEvent = { kind: "data"; chunk: Buffer } | { kind: "error"; error: Error } | { kind: "close" };
 
+type ServerSubprocess = Subprocess<"pipe", "pipe", number>;
+
 export class StdioServerProcess {
-  readonly child: ChildProcess;
+  /** The process; undefined when it could not be spawned (`spawnError` says why). */
+  readonly child: ServerSubprocess | undefined;
+  /** Why the spawn failed (ENOENT, EACCES…), for the transport's start() to report. */
+  readonly spawnError: unknown;
   /** The process as spawned (pid and start time); undefined when the spawn failed. */
   readonly root: ProcessId | undefined;
   /** When it was spawned: the start-up timeout counts from here. */
   readonly startedAt = Date.now();
-  /** Resolves once the process runs; rejects with the spawn's error (ENOENT, EACCES…). */
-  readonly spawned: Promise<void>;
   private listener: ProcessListener | undefined;
   private readonly pending: ProcessEvent[] = [];
   private ended = false;
@@ -60,33 +64,34 @@ export class StdioServerProcess {
     options: { cwd: string; env: Environment },
   ) {
     log.note(`starting ${[definition.command, ...definition.args].join(" ")}`);
-    this.child = spawn(definition.command, definition.args, {
-      env: serverEnvironment(options.env, definition),
-      stdio: ["pipe", "pipe", log.descriptor],
-      shell: false,
-      cwd: resolve(options.cwd, definition.cwd ?? "."),
-    });
-    this.root = this.child.pid === undefined ? undefined : processId(this.child.pid);
-    let spawnError: Error | undefined;
-    this.spawned = new Promise<void>((resolveSpawn, reject) => {
-      this.child.once("spawn", () => resolveSpawn());
-      this.child.once("error", (error) => {
-        spawnError = error;
-        reject(error);
+    let child: ServerSubprocess | undefined;
+    try {
+      child = Bun.spawn([definition.command, ...definition.args], {
+        env: serverEnvironment(options.env, definition),
+        cwd: resolve(options.cwd, definition.cwd ?? "."),
+        stdin: "pipe",
+        stdout: "pipe",
+        stderr: log.descriptor,
       });
-    });
-    // Read by the transport's start(); a server closed before that never asks.
-    this.spawned.catch(() => undefined);
-    this.child.on("error", (error) => {
-      if (error !== spawnError) this.emit({ kind: "error", error });
-    });
-    this.child.stdin?.on("error", (error) => this.emit({ kind: "error", error }));
-    this.child.stdout?.on("data", (chunk: Buffer) => this.emit({ kind: "data", chunk }));
-    this.child.stdout?.on("error", (error) => this.emit({ kind: "error", error }));
-    this.child.on("close", () => {
-      this.ended = true;
-      this.emit({ kind: "close" });
-    });
+    } catch (err) {
+      this.spawnError = err; // thrown by the transport's start(), as the SDK's spawn error would be
+    }
+    this.child = child;
+    this.root = child === undefined ? undefined : processId(child.pid);
+    if (child) void this.follow(child);
+  }
+
+  /** Its output until it ends, then its end: as node's "close", once it exited and its stdout is read. */
+  private async follow(child: ServerSubprocess): Promise<void> {
+    try {
+      for await (const chunk of child.stdout)
+        this.emit({ kind: "data", chunk: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) });
+    } catch (err) {
+      this.emit({ kind: "error", error: err instanceof Error ? err : new Error(String(err)) });
+    }
+    await child.exited;
+    this.ended = true;
+    this.emit({ kind: "close" });
   }
 
   /** Whether the process has ended (and its output was read to the end). */
