@@ -4,11 +4,7 @@
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { errnoOf, messageOf } from "../util/error-text.ts";
 import { VERSION } from "../version.ts";
@@ -93,6 +89,8 @@ export class McpConnection {
   /** The stdio server's own process as spawned (pid and start time): a reused pid is never taken for it. */
   private root: ProcessId | undefined;
   private client: Client = newClient();
+  /** The SDK's HTTP error class, once a remote server made it load (the remote transports load only then). */
+  private httpErrorClass: typeof StreamableHTTPError | undefined;
 
   /** Opens the server's log (a launched server's is open already); nothing else runs until `start()`. */
   constructor(
@@ -154,6 +152,10 @@ export class McpConnection {
     const requestInit = { headers: definition.headers };
     const timeout = () => ({ timeout: Math.max(1, deadline - Date.now()) });
     if (definition.type === "http") {
+      const { StreamableHTTPClientTransport, StreamableHTTPError } = await import(
+        "@modelcontextprotocol/sdk/client/streamableHttp.js"
+      );
+      this.httpErrorClass = StreamableHTTPError;
       try {
         const transport = new StreamableHTTPClientTransport(url, { requestInit });
         this.watch();
@@ -174,6 +176,7 @@ export class McpConnection {
         await refused.close();
       }
     }
+    const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
     const transport = new SSEClientTransport(url, { requestInit });
     this.watch();
     await bounded(this.client.connect(transport, timeout()), deadline, this.timeoutText(), options.signal);
@@ -229,7 +232,7 @@ export class McpConnection {
       );
     if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
       return withOutput("no answer within the start-up timeout");
-    if (err instanceof StreamableHTTPError && err.code === 401)
+    if (this.httpErrorClass && err instanceof this.httpErrorClass && err.code === 401)
       return "the server asks for authorization (HTTP 401); ion does not do OAuth: set an Authorization header";
     return withOutput(messageOf(err).replace(/\s+/g, " ").trim());
   }
