@@ -57,6 +57,15 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     terminal: process.stdin.isTTY === true && process.stderr.isTTY === true,
     notice,
   });
+  // Loads src/hooks only when a hook is configured.
+  const { sessionHooks } = await import("../config/hook-sources.ts");
+  const hooks = await sessionHooks({
+    cwd,
+    env,
+    projectTrust,
+    mode: args.yes === true ? "auto" : "ask",
+    notice,
+  });
   const { AgentSession } = await import("../agent/session.ts");
   const { ensureModelConfigured } = await import("./run-model.ts");
   const session: AgentSession = await AgentSession.open({
@@ -73,6 +82,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
     projectTrust,
+    extensions: hooks,
     // Without -c a busy latest session is passed over for a new one; `-c` asks for that one.
     skipBusyLatest: args.continue !== true,
     choice: {

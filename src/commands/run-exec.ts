@@ -143,6 +143,15 @@ export async function executeRun(
       signal: controller.signal,
       notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
     });
+    // Loads src/hooks only when a hook is configured.
+    const { sessionHooks } = await import("../config/hook-sources.ts");
+    const hooks = await sessionHooks({
+      cwd,
+      env: process.env,
+      projectTrust,
+      mode: permissions.mode ?? (args.yes === true ? "auto" : "ask"),
+      notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
+    });
     const { AgentSession } = await import("../agent/session.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
     const env = process.env;
@@ -164,6 +173,7 @@ export async function executeRun(
       maxBudgetUsd,
       outputSchema,
       fallbackModel: args["fallback-model"],
+      extensions: hooks,
       projectTrust,
       newId,
       approve: prompt

@@ -45,6 +45,7 @@ export async function runTrustGate(options: {
 function mayNeedTrust(cwd: string): boolean {
   const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   if (exists(join(cwd, ".ion", "config.json"))) return true;
+  if (exists(join(cwd, ".claude", "settings.json"))) return true;
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (exists(join(dir, ".mcp.json"))) return true;
     if (dirname(dir) === dir) return false;

@@ -49,7 +49,12 @@ export interface ProjectRunnables {
   mcpServers: Record<string, unknown> | undefined;
   /** A project file that was refused or is not JSON, one line each: nothing in it runs. */
   warnings: string[];
+  /** The `hooks` of `.ion/config.json` and `.claude/settings.json` exactly as read and hashed: what runs once trusted. */
+  hooks?: Record<string, unknown>[];
 }
+
+/** Claude Code's project settings: only its `hooks` are read (they run commands, so they need trust). */
+export const CLAUDE_SETTINGS = join(".claude", "settings.json");
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -86,11 +91,22 @@ export function projectRunnables(cwd: string, env: Env, root: string = projectRo
   const config = files.project === files.user ? undefined : readJsonFile(files.project, root, []);
   const settings = isPlainObject(config) ? trustedSettings(config) : [];
   for (const [path, value] of settings) items.push(...settingItems(files.project, path, value));
+  const hooks = settings.flatMap(([path, value]) =>
+    path.join(".") === "hooks" && isPlainObject(value) ? [value] : [],
+  );
+  const claudeFile = join(root, CLAUDE_SETTINGS);
+  const claude = readJsonFile(claudeFile, root, warnings);
+  const claudeHooks = isPlainObject(claude) && isPlainObject(claude.hooks) ? claude.hooks : undefined;
+  if (claudeHooks) {
+    items.push(...hookItems(claudeFile, claudeHooks));
+    hooks.push(claudeHooks);
+  }
 
+  // Claude Code's hooks join the hash only when there are some: other projects' stored trust still holds.
   const hash = new Bun.CryptoHasher("sha256")
-    .update(canonical({ mcpServers: mcpServers ?? null, settings }))
+    .update(canonical({ mcpServers: mcpServers ?? null, settings, ...(claudeHooks ? { claudeHooks } : {}) }))
     .digest("hex");
-  return { root, items, hash, mcpServers, warnings };
+  return { root, items, hash, mcpServers, warnings, hooks };
 }
 
 /**

@@ -1,0 +1,49 @@
+import type { PermissionMode } from "../agent/permissions.ts";
+import type { SessionExtension } from "../agent/session-extension.ts";
+import type { ProjectTrust } from "../agent/session-options.ts";
+import { readJson } from "./load.ts";
+import { configFiles, dataDir, type Env } from "./paths.ts";
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Claude Code's names of ion's permission modes, for a hook's `permission_mode`. */
+const CLAUDE_MODES: Record<PermissionMode, string> = {
+  read: "plan",
+  ask: "default",
+  auto: "bypassPermissions",
+};
+
+/**
+ * The hooks extension of a session, when any hook is configured: the user config's `hooks`, then a
+ * trusted project's (`.ion/config.json`, `.claude/settings.json`, as the trust gate hashed them).
+ * Without hooks nothing of src/hooks is loaded.
+ */
+export async function sessionHooks(options: {
+  cwd: string;
+  env: Env;
+  projectTrust: ProjectTrust | undefined;
+  mode: PermissionMode;
+  notice: (line: string) => void;
+}): Promise<SessionExtension[]> {
+  const { cwd, env, projectTrust } = options;
+  const sources: Record<string, unknown>[] = [];
+  const user = await readJson(configFiles(cwd, env).user);
+  if (isPlainObject(user) && isPlainObject(user.hooks)) sources.push(user.hooks);
+  if (projectTrust?.trusted) sources.push(...(projectTrust.project.hooks ?? []));
+  if (!sources.some((source) => Object.keys(source).length > 0)) return [];
+  const { hooksExtension } = await import("../hooks/extension.ts");
+  const { SessionStore } = await import("../history/store.ts");
+  const store = SessionStore.forDataDir(dataDir(env));
+  return [
+    hooksExtension(sources, {
+      cwd,
+      env,
+      projectDir: projectTrust?.project.root ?? cwd,
+      transcriptPath: (id) => store.pathOf(id),
+      permissionMode: CLAUDE_MODES[options.mode],
+      notice: options.notice,
+    }),
+  ];
+}

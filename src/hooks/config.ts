@@ -1,0 +1,123 @@
+/**
+ * Hook definitions in Claude Code's shape, `hooks.<Event>[] = {matcher, hooks: [{type: "command",
+ * command, timeout}]}`, gathered from every source that applies (user config first, then a trusted
+ * project's `.ion/config.json` and `.claude/settings.json`): all of them run, as in Claude Code.
+ */
+
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "UserPromptSubmit",
+  "SessionStart",
+  "SessionEnd",
+  "Stop",
+  "PreCompact",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+export const DEFAULT_TIMEOUT_S = 60;
+
+export interface HookCommand {
+  command: string;
+  timeoutMs: number;
+}
+
+export interface HookGroup {
+  /** Undefined: every call (no matcher, `""` or `*`). */
+  matcher: RegExp | undefined;
+  commands: HookCommand[];
+}
+
+export type HookTable = Map<HookEvent, HookGroup[]>;
+
+/** ion's tool names → Claude Code's, so matchers and scripts written for Claude Code work unchanged. */
+export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = {
+  bash: "Bash",
+  read_file: "Read",
+  write_file: "Write",
+  edit_file: "Edit",
+  glob: "Glob",
+  grep: "Grep",
+  list_files: "LS",
+  web_fetch: "WebFetch",
+  task: "Task",
+};
+
+/** The file tools whose `path` is Claude Code's `file_path`. */
+export const FILE_PATH_TOOLS: readonly string[] = ["read_file", "write_file", "edit_file"];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A matcher as Claude Code reads it: a regex over the whole name (a plain name is one too). */
+function compileMatcher(matcher: unknown, warn: (line: string) => void): RegExp | undefined | null {
+  if (typeof matcher !== "string" || matcher === "" || matcher === "*") return undefined;
+  try {
+    return new RegExp(`^(?:${matcher})$`);
+  } catch (err) {
+    warn(
+      `hook matcher ${JSON.stringify(matcher)} is not a valid regex (${String(err)}); its hooks never run`,
+    );
+    return null;
+  }
+}
+
+/** The hooks of every source, by event; unknown events and malformed entries are warned about and skipped. */
+export function parseHooks(
+  sources: readonly Record<string, unknown>[],
+  warn: (line: string) => void,
+): HookTable {
+  const table: HookTable = new Map();
+  for (const source of sources) {
+    for (const [event, groups] of Object.entries(source)) {
+      if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+        warn(`hooks: event "${event}" is not supported; its hooks never run`);
+        continue;
+      }
+      for (const group of Array.isArray(groups) ? groups : [groups]) {
+        if (!isPlainObject(group) || !Array.isArray(group.hooks)) {
+          warn(`hooks.${event}: an entry without a "hooks" list is skipped`);
+          continue;
+        }
+        const matcher = compileMatcher(group.matcher, warn);
+        if (matcher === null) continue;
+        const commands = group.hooks.flatMap((hook): HookCommand[] => {
+          if (isPlainObject(hook) && hook.type === "command" && typeof hook.command === "string") {
+            const seconds =
+              typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : DEFAULT_TIMEOUT_S;
+            return [{ command: hook.command, timeoutMs: seconds * 1000 }];
+          }
+          warn(
+            `hooks.${event}: only {"type": "command", "command": …} hooks run; skipped ${JSON.stringify(hook)}`,
+          );
+          return [];
+        });
+        if (commands.length > 0) {
+          const list = table.get(event as HookEvent) ?? [];
+          list.push({ matcher, commands });
+          table.set(event as HookEvent, list);
+        }
+      }
+    }
+  }
+  return table;
+}
+
+/**
+ * The commands of an event that match a tool (by ion's name or Claude Code's), each command once
+ * (the longest timeout of its duplicates).
+ */
+export function matchingCommands(table: HookTable, event: HookEvent, toolName?: string): HookCommand[] {
+  const names = toolName === undefined ? [] : [toolName, CLAUDE_TOOL_NAMES[toolName] ?? toolName];
+  const byCommand = new Map<string, HookCommand>();
+  for (const group of table.get(event) ?? []) {
+    if (group.matcher && toolName !== undefined && !names.some((name) => group.matcher?.test(name))) continue;
+    for (const hook of group.commands) {
+      const seen = byCommand.get(hook.command);
+      if (!seen || seen.timeoutMs < hook.timeoutMs) byCommand.set(hook.command, hook);
+    }
+  }
+  return [...byCommand.values()];
+}

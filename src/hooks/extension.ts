@@ -1,0 +1,235 @@
+import type { CallReview, ToolCallRequest } from "../agent/permissions.ts";
+import type { SessionExtension } from "../agent/session-extension.ts";
+import type { UserBlock } from "../providers/types.ts";
+import type { ToolOutcome } from "../tools/types.ts";
+import {
+  CLAUDE_TOOL_NAMES,
+  FILE_PATH_TOOLS,
+  type HookEvent,
+  type HookTable,
+  matchingCommands,
+  parseHooks,
+} from "./config.ts";
+import { type HookRun, runHook } from "./run.ts";
+
+/**
+ * Claude Code–compatible command hooks as one session extension: each seam that has hooks for its
+ * event runs the matching commands in parallel with Claude Code's JSON on stdin, and reads their
+ * answers as Claude Code documents them (exit 2 blocks with stderr; exit 0 may print a JSON decision;
+ * any other exit is one warning and the run goes on). Seams without hooks are left out: they cost nothing.
+ */
+
+export interface HooksContext {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** The project's root, as `CLAUDE_PROJECT_DIR` and `ION_PROJECT_DIR`. */
+  projectDir: string;
+  /** The session file of an id (`transcript_path`). */
+  transcriptPath: (sessionId: string) => string;
+  /** Claude Code's `permission_mode` name of the session's mode. */
+  permissionMode: string;
+  /** One line for the user (a hook that failed or timed out). */
+  notice: (line: string) => void;
+}
+
+/** A hook's stdout JSON, the fields Claude Code documents. */
+interface HookAnswer {
+  continue?: boolean;
+  stopReason?: string;
+  decision?: string;
+  reason?: string;
+  hookSpecificOutput?: {
+    permissionDecision?: string;
+    permissionDecisionReason?: string;
+    updatedInput?: Record<string, unknown>;
+    additionalContext?: string;
+  };
+}
+
+interface HookResult extends HookRun {
+  /** Exit 0 with a JSON object on stdout. */
+  answer: HookAnswer | undefined;
+}
+
+function answerOf(run: HookRun): HookAnswer | undefined {
+  const text = run.stdout.trim();
+  if (run.code !== 0 || !text.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as HookAnswer)
+      : undefined;
+  } catch {
+    // Not JSON after all: its stdout is plain text, as for any other hook.
+    return undefined;
+  }
+}
+
+/** Why a hook blocked: exit 2's stderr, a `decision: "block"`, or `continue: false`; undefined otherwise. */
+function blockOf(result: HookResult): string | undefined {
+  if (result.code === 2) return result.stderr.trim() || `blocked by hook: ${result.command}`;
+  const answer = result.answer;
+  if (answer?.decision === "block") return answer.reason ?? `blocked by hook: ${result.command}`;
+  if (answer?.continue === false) return answer.stopReason ?? `stopped by hook: ${result.command}`;
+  return undefined;
+}
+
+/** Context a hook adds: `additionalContext`, or plain stdout on exit 0. */
+function contextOf(result: HookResult): string | undefined {
+  if (result.answer) return result.answer.hookSpecificOutput?.additionalContext;
+  return result.code === 0 && result.stdout.trim() !== "" ? result.stdout.trim() : undefined;
+}
+
+function promptText(content: readonly UserBlock[]): string {
+  return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+}
+
+/** A tool call's input as Claude Code's hooks read it: file tools' `path` also as `file_path`. */
+function claudeInput(name: string, input: Record<string, unknown>): Record<string, unknown> {
+  return FILE_PATH_TOOLS.includes(name) && "path" in input ? { ...input, file_path: input.path } : input;
+}
+
+/** An `updatedInput` back in ion's terms: `file_path` is the file tools' `path`. */
+function ionInput(name: string, input: Record<string, unknown>): Record<string, unknown> {
+  if (!FILE_PATH_TOOLS.includes(name) || !("file_path" in input)) return input;
+  const { file_path, ...rest } = input;
+  return { ...rest, path: file_path };
+}
+
+const joinTexts = (texts: (string | undefined)[]): string | undefined => {
+  const kept = texts.filter((text): text is string => text !== undefined && text.trim() !== "");
+  return kept.length > 0 ? kept.join("\n\n") : undefined;
+};
+
+export function hooksExtension(
+  sources: readonly Record<string, unknown>[],
+  ctx: HooksContext,
+): SessionExtension {
+  const table: HookTable = parseHooks(sources, (line) => ctx.notice(`warning: ${line}`));
+  const has = (event: HookEvent) => (table.get(event)?.length ?? 0) > 0;
+  const env = { ...ctx.env, CLAUDE_PROJECT_DIR: ctx.projectDir, ION_PROJECT_DIR: ctx.projectDir };
+  let sessionId = "";
+  let startContext: string | undefined;
+  let stopHookActive = false;
+
+  /** Runs the event's matching hooks in parallel; warns once per hook that failed or timed out. */
+  async function fire(
+    event: HookEvent,
+    fields: Record<string, unknown>,
+    toolName?: string,
+  ): Promise<HookResult[]> {
+    const commands = matchingCommands(table, event, toolName);
+    if (commands.length === 0) return [];
+    const payload = JSON.stringify({
+      session_id: sessionId,
+      transcript_path: sessionId ? ctx.transcriptPath(sessionId) : "",
+      cwd: ctx.cwd,
+      permission_mode: ctx.permissionMode,
+      hook_event_name: event,
+      ...fields,
+    });
+    const runs = await Promise.all(commands.map((hook) => runHook(hook, payload, { cwd: ctx.cwd, env })));
+    return runs.map((run) => {
+      if (run.timedOut) ctx.notice(`warning: ${event} hook timed out and was killed: ${run.command}`);
+      else if (run.code !== 0 && run.code !== 2) {
+        const why = run.stderr.trim().split("\n")[0] ?? "";
+        ctx.notice(`warning: ${event} hook exited with ${run.code}: ${run.command}${why ? ` (${why})` : ""}`);
+      }
+      return { ...run, answer: answerOf(run) };
+    });
+  }
+
+  const extension: SessionExtension = { name: "hooks" };
+  // Always: every hook's payload names the session.
+  extension.sessionStart = async (info) => {
+    sessionId = info.sessionId;
+    if (!has("SessionStart")) return;
+    const results = await fire("SessionStart", { source: info.resumed ? "resume" : "startup" });
+    startContext = joinTexts(results.map(contextOf));
+  };
+  if (has("SessionStart"))
+    // SessionStart's context enters with the first prompt, as a saved context message.
+    extension.turnContext = async () => {
+      const text = startContext;
+      startContext = undefined;
+      return text;
+    };
+  if (has("SessionEnd"))
+    extension.sessionEnd = async (info) => {
+      await fire("SessionEnd", { reason: info.reason });
+    };
+  if (has("UserPromptSubmit"))
+    extension.userPromptSubmit = async (prompt) => {
+      stopHookActive = false;
+      const results = await fire("UserPromptSubmit", { prompt: promptText(prompt.content) });
+      const refusal = joinTexts(results.map(blockOf));
+      if (refusal !== undefined) return { refuse: refusal };
+      const context = joinTexts(results.map(contextOf));
+      return context === undefined ? undefined : { context };
+    };
+  if (has("PreToolUse"))
+    extension.authorize = async (call: ToolCallRequest): Promise<CallReview | undefined> => {
+      const results = await fire(
+        "PreToolUse",
+        {
+          tool_name: CLAUDE_TOOL_NAMES[call.name] ?? call.name,
+          tool_input: claudeInput(call.name, call.input),
+          tool_use_id: call.id,
+        },
+        call.name,
+      );
+      const review: CallReview = {};
+      for (const result of results) {
+        const said = result.answer?.hookSpecificOutput;
+        const blocked = blockOf(result);
+        if (blocked !== undefined || said?.permissionDecision === "deny")
+          return {
+            decision: "deny",
+            reason: blocked ?? said?.permissionDecisionReason ?? `denied by hook: ${result.command}`,
+          };
+        if (said?.updatedInput) review.input = ionInput(call.name, said.updatedInput);
+        if (said?.permissionDecision === "allow" || result.answer?.decision === "approve")
+          review.decision = "allow";
+      }
+      return review.decision || review.input ? review : undefined;
+    };
+  if (has("PostToolUse") || has("PostToolUseFailure"))
+    extension.afterTool = async (call, outcome): Promise<ToolOutcome> => {
+      if (outcome.metadata?.denied) return outcome;
+      const failed = outcome.is_error;
+      const base = {
+        tool_name: CLAUDE_TOOL_NAMES[call.name] ?? call.name,
+        tool_input: claudeInput(call.name, call.input),
+        tool_use_id: call.id,
+      };
+      const results = failed
+        ? await fire("PostToolUseFailure", { ...base, error: outcome.content }, call.name)
+        : await fire("PostToolUse", { ...base, tool_response: outcome.content }, call.name);
+      // The call already ran: what a hook says goes to the model beside its result.
+      const said = joinTexts(
+        results.map((r) => blockOf(r) ?? r.answer?.hookSpecificOutput?.additionalContext),
+      );
+      return said === undefined ? outcome : { ...outcome, content: `${outcome.content}\n\n[hook] ${said}` };
+    };
+  if (has("Stop"))
+    extension.beforeStop = async (finalText) => {
+      const results = await fire("Stop", {
+        stop_hook_active: stopHookActive,
+        last_assistant_message: finalText,
+      });
+      const goOn = joinTexts(
+        results.map((r) => (r.code === 2 || r.answer?.decision === "block" ? blockOf(r) : undefined)),
+      );
+      stopHookActive = goOn !== undefined;
+      return goOn;
+    };
+  if (has("PreCompact"))
+    extension.beforeCompact = async (trigger) => {
+      await fire("PreCompact", {
+        trigger: trigger === "manual" ? "manual" : "auto",
+        custom_instructions: null,
+      });
+      return undefined;
+    };
+  return extension;
+}

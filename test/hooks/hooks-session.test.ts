@@ -1,0 +1,260 @@
+/**
+ * Claude Code–compatible hooks through the agent session: real shell scripts (bash + jq, as Claude
+ * Code's examples use) in temp dirs, configured in a real user config file, against the fake server.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
+import { sessionHooks } from "../../src/config/hook-sources.ts";
+import { projectRunnables } from "../../src/config/trust-project.ts";
+import { SessionStore } from "../../src/history/store.ts";
+import type { UserBlock } from "../../src/providers/types.ts";
+import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
+
+const server = useFakeLLM({ resetRequestsEachTest: true });
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function sandbox(hooks: Record<string, unknown>) {
+  const root = mkdtempSync(join(tmpdir(), "ion-hooks-"));
+  dirs.push(root);
+  const env = {
+    PATH: process.env.PATH,
+    HOME: root,
+    ION_CONFIG_DIR: join(root, "config"),
+    ION_DATA_DIR: join(root, "data"),
+    XDG_CACHE_HOME: join(root, "cache"),
+    OPENAI_BASE_URL: `${server.url}/v1`,
+    OPENAI_API_KEY: "test-key-hooks",
+  };
+  mkdirSync(join(root, "config"), { recursive: true });
+  mkdirSync(join(root, "work"), { recursive: true });
+  writeFileSync(join(root, "config", "config.json"), JSON.stringify({ hooks }));
+  return { root, cwd: join(root, "work"), env, notices: [] as string[] };
+}
+type Box = ReturnType<typeof sandbox>;
+
+/** An executable bash script in the sandbox; returns its path. */
+function script(box: Box, name: string, body: string): string {
+  const path = join(box.root, name);
+  writeFileSync(path, `#!/usr/bin/env bash\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+const hook = (command: string, extra: Record<string, unknown> = {}) => ({
+  hooks: [{ type: "command", command, ...extra }],
+});
+
+async function open(box: Box, extra: Partial<SessionOptions> = {}): Promise<AgentSession> {
+  const notice = (line: string) => box.notices.push(line);
+  const extensions = await sessionHooks({
+    cwd: box.cwd,
+    env: box.env,
+    projectTrust: undefined,
+    mode: extra.yes ? "auto" : "ask",
+    notice,
+  });
+  expect(extensions).toHaveLength(1);
+  return AgentSession.open({
+    cwd: box.cwd,
+    env: box.env,
+    model: "openai/gpt-4o-mini",
+    yes: false,
+    noTools: false,
+    maxTurns: 10,
+    newId: Bun.randomUUIDv7(),
+    choice: { continueLatest: false, resume: undefined, noSession: false },
+    notice,
+    extensions,
+    ...extra,
+  });
+}
+
+const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
+const signal = () => new AbortController().signal;
+type Body = { messages: { role: string; content: unknown }[] };
+const bodyOf = (i: number) => server.requests[i]?.body as Body;
+
+describe("PreToolUse", () => {
+  test("a Claude Code script with a Bash matcher exits 2: the call does not run, the model gets its stderr", async () => {
+    const box = sandbox({});
+    const guard = script(
+      box,
+      "guard.sh",
+      `cmd=$(jq -r '.tool_input.command')
+if [[ "$cmd" == *touch* ]]; then echo "Blocked: no touching ($cmd)" >&2; exit 2; fi; exit 0`,
+    );
+    writeFileSync(
+      join(box.root, "config", "config.json"),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", ...hook(guard) }] } }),
+    );
+    const session = await open(box, { yes: true });
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "touch marker" } }],
+    });
+    server.enqueueReply("openai", { text: "ok" });
+    await collectEvents(session.turn(text("make a marker"), signal()));
+    await session.close();
+    expect(existsSync(join(box.cwd, "marker"))).toBe(false);
+    const tool = bodyOf(1).messages.find((m) => m.role === "tool");
+    expect(JSON.stringify(tool)).toContain("Blocked: no touching (touch marker)");
+  });
+
+  test("permissionDecision allow skips the question; updatedInput (file_path) is what runs", async () => {
+    const box = sandbox({});
+    const seen = join(box.root, "seen.json");
+    const allow = script(
+      box,
+      "allow.sh",
+      `tee ${seen} >/dev/null
+jq -n '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: {file_path: "b.txt", content: "from hook"}}}'`,
+    );
+    writeFileSync(
+      join(box.root, "config", "config.json"),
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Write|Edit", ...hook(allow) }] } }),
+    );
+    const asked: string[] = [];
+    const session = await open(box, {
+      approve: async (call) => {
+        asked.push(call.name);
+        return "deny";
+      },
+    });
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_w", name: "write_file", input: { path: "a.txt", content: "from model" } }],
+    });
+    server.enqueueReply("openai", { text: "written" });
+    await collectEvents(session.turn(text("write it"), signal()));
+    await session.close();
+    expect(asked).toEqual([]);
+    expect(readFileSync(join(box.cwd, "b.txt"), "utf8")).toBe("from hook");
+    expect(existsSync(join(box.cwd, "a.txt"))).toBe(false);
+    const payload = JSON.parse(readFileSync(seen, "utf8"));
+    expect(payload).toMatchObject({
+      session_id: session.id,
+      cwd: box.cwd,
+      hook_event_name: "PreToolUse",
+      tool_name: "Write",
+      tool_input: { path: "a.txt", file_path: "a.txt", content: "from model" },
+      tool_use_id: "call_w",
+      permission_mode: "default",
+    });
+  });
+
+  test("a hook that times out is killed with its children; exit 1 warns; the call runs", async () => {
+    const box = sandbox({});
+    const pidFile = join(box.root, "child.pid");
+    const slow = script(box, "slow.sh", `sleep 30 & echo $! > ${pidFile}; wait`);
+    const failing = script(box, "fail.sh", `echo "something broke" >&2; exit 1`);
+    writeFileSync(
+      join(box.root, "config", "config.json"),
+      JSON.stringify({ hooks: { PreToolUse: [hook(slow, { timeout: 1 }), hook(failing), hook(failing)] } }),
+    );
+    const session = await open(box, { yes: true });
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "echo ran > out.txt" } }],
+    });
+    server.enqueueReply("openai", { text: "ok" });
+    const started = Date.now();
+    await collectEvents(session.turn(text("go"), signal()));
+    await session.close();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(readFileSync(join(box.cwd, "out.txt"), "utf8")).toBe("ran\n");
+    const child = Number(readFileSync(pidFile, "utf8"));
+    expect(() => process.kill(child, 0)).toThrow();
+    expect(box.notices.filter((line) => line.includes("timed out and was killed"))).toHaveLength(1);
+    // Identical commands run once: one warning.
+    expect(
+      box.notices.filter((line) => line.includes("exited with 1") && line.includes("something broke")),
+    ).toHaveLength(1);
+  });
+});
+
+describe("prompt, start, stop and end", () => {
+  test("UserPromptSubmit and SessionStart context is saved as a context message; exit 2 refuses a prompt", async () => {
+    const box = sandbox({});
+    const log = join(box.root, "events.log");
+    const start = script(
+      box,
+      "start.sh",
+      `jq -r '.hook_event_name + " " + .source' >> ${log}; echo "branch main is protected"`,
+    );
+    const submit = script(
+      box,
+      "submit.sh",
+      `p=$(jq -r .prompt); if [[ "$p" == *secret* ]]; then echo "no secrets please" >&2; exit 2; fi
+jq -n '{hookSpecificOutput: {hookEventName: "UserPromptSubmit", additionalContext: "today is a holiday"}}'`,
+    );
+    const end = script(
+      box,
+      "end.sh",
+      `jq -r '.hook_event_name + " " + .reason' >> ${log}; [ "$CLAUDE_PROJECT_DIR" = "$ION_PROJECT_DIR" ] && echo "dir $CLAUDE_PROJECT_DIR" >> ${log}`,
+    );
+    writeFileSync(
+      join(box.root, "config", "config.json"),
+      JSON.stringify({
+        hooks: { SessionStart: [hook(start)], UserPromptSubmit: [hook(submit)], SessionEnd: [hook(end)] },
+      }),
+    );
+    const session = await open(box);
+    server.enqueueReply("openai", { text: "noted" });
+    await collectEvents(session.turn(text("what day is it"), signal()));
+    await expect(collectEvents(session.turn(text("my secret is 42"), signal()))).rejects.toThrow(
+      "no secrets please",
+    );
+    await session.close();
+    expect(server.requests).toHaveLength(1);
+    const sent = JSON.stringify(bodyOf(0).messages);
+    expect(sent).toContain("today is a holiday");
+    expect(sent).toContain("branch main is protected");
+    expect(sent).not.toContain("secret is 42");
+    const entries = (await SessionStore.forDataDir(box.env.ION_DATA_DIR).load(session.id)).entries;
+    expect(JSON.stringify(entries)).toContain('"source":"hooks"');
+    expect(readFileSync(log, "utf8")).toBe(`SessionStart startup\nSessionEnd done\ndir ${box.cwd}\n`);
+  });
+
+  test("Stop exit 2 sends the model on with stderr, once; stop_hook_active says so the second time", async () => {
+    const box = sandbox({});
+    const log = join(box.root, "stop.log");
+    const stop = script(
+      box,
+      "stop.sh",
+      `active=$(jq -r .stop_hook_active); echo "$active" >> ${log}
+if [ "$active" = "false" ]; then echo "run the tests first" >&2; exit 2; fi`,
+    );
+    writeFileSync(join(box.root, "config", "config.json"), JSON.stringify({ hooks: { Stop: [hook(stop)] } }));
+    const session = await open(box);
+    server.enqueueReply("openai", { text: "done" });
+    server.enqueueReply("openai", { text: "tests pass, done" });
+    const events = await collectEvents(session.turn(text("fix it"), signal()));
+    await session.close();
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(bodyOf(1).messages.at(-1))).toContain("run the tests first");
+    expect(events.find((e) => e.type === "result")).toMatchObject({ result: { result: "tests pass, done" } });
+    expect(readFileSync(log, "utf8")).toBe("false\ntrue\n");
+  });
+});
+
+describe("project hooks and trust", () => {
+  test(".claude/settings.json hooks are hashed and listed, and load only when the project is trusted", async () => {
+    const box = sandbox({});
+    writeFileSync(join(box.root, "config", "config.json"), "{}");
+    mkdirSync(join(box.cwd, ".claude"), { recursive: true });
+    const settings = { hooks: { PreToolUse: [{ matcher: "Bash", ...hook("echo project hook") }] } };
+    writeFileSync(join(box.cwd, ".claude", "settings.json"), JSON.stringify(settings));
+    const project = projectRunnables(box.cwd, box.env, box.cwd);
+    expect(project.items.map((item) => `${item.label}: ${item.what}`)).toEqual([
+      "hook PreToolUse (Bash): echo project hook",
+    ]);
+    expect(project.hooks).toEqual([settings.hooks]);
+    const base = { cwd: box.cwd, env: box.env, mode: "ask" as const, notice: () => {} };
+    expect(await sessionHooks({ ...base, projectTrust: { trusted: false, project } })).toEqual([]);
+    expect(await sessionHooks({ ...base, projectTrust: undefined })).toEqual([]);
+    expect(await sessionHooks({ ...base, projectTrust: { trusted: true, project } })).toHaveLength(1);
+  });
+});
