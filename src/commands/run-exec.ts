@@ -151,6 +151,13 @@ export async function executeRun(
       projectTrust,
       mode: permissions.mode ?? (args.yes === true ? "auto" : "ask"),
       notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
+      onResponse:
+        format === "stream-json"
+          ? (response) =>
+              stdout.write(
+                jsonLine({ type: "system", subtype: "hook_response", ...response, uuid: Bun.randomUUIDv7() }),
+              )
+          : undefined,
     });
     const { AgentSession } = await import("../agent/session.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");

@@ -1,6 +1,7 @@
 import type { PermissionMode } from "../agent/permissions.ts";
 import type { SessionExtension } from "../agent/session-extension.ts";
 import type { ProjectTrust } from "../agent/session-options.ts";
+import type { HookResponse } from "../hooks/extension.ts";
 import { readJson } from "./load.ts";
 import { configFiles, dataDir, type Env } from "./paths.ts";
 
@@ -26,6 +27,8 @@ export async function sessionHooks(options: {
   projectTrust: ProjectTrust | undefined;
   mode: PermissionMode;
   notice: (line: string) => void;
+  /** stream-json's `hook_response` lines, for hooks that blocked, failed or timed out. */
+  onResponse?: ((response: HookResponse) => void) | undefined;
 }): Promise<SessionExtension[]> {
   const { cwd, env, projectTrust } = options;
   const sources: Record<string, unknown>[] = [];
@@ -44,6 +47,7 @@ export async function sessionHooks(options: {
       transcriptPath: (id) => store.pathOf(id),
       permissionMode: CLAUDE_MODES[options.mode],
       notice: options.notice,
+      onResponse: options.onResponse,
     }),
   ];
 }

@@ -30,6 +30,20 @@ export interface HooksContext {
   permissionMode: string;
   /** One line for the user (a hook that failed or timed out). */
   notice: (line: string) => void;
+  /** A hook that blocked, failed or timed out, for stream-json's `hook_response` (absent: not reported). */
+  onResponse?: ((response: HookResponse) => void) | undefined;
+}
+
+/** Claude Code's stream-json `{"type":"system","subtype":"hook_response",…}` fields. */
+export interface HookResponse {
+  hook_name: string;
+  hook_event: HookEvent;
+  command: string;
+  exit_code: number | null;
+  outcome: "blocked" | "error" | "timeout";
+  stdout: string;
+  stderr: string;
+  session_id: string;
 }
 
 /** A hook's stdout JSON, the fields Claude Code documents. */
@@ -130,6 +144,24 @@ export function hooksExtension(
     });
     const runs = await Promise.all(commands.map((hook) => runHook(hook, payload, { cwd: ctx.cwd, env })));
     return runs.map((run) => {
+      const outcome = run.timedOut
+        ? "timeout"
+        : run.code === 2
+          ? "blocked"
+          : run.code !== 0
+            ? "error"
+            : undefined;
+      if (outcome)
+        ctx.onResponse?.({
+          hook_name: toolName === undefined ? event : `${event}:${CLAUDE_TOOL_NAMES[toolName] ?? toolName}`,
+          hook_event: event,
+          command: run.command,
+          exit_code: run.code,
+          outcome,
+          stdout: run.stdout,
+          stderr: run.stderr,
+          session_id: sessionId,
+        });
       if (run.timedOut) ctx.notice(`warning: ${event} hook timed out and was killed: ${run.command}`);
       else if (run.code !== 0 && run.code !== 2) {
         const why = run.stderr.trim().split("\n")[0] ?? "";

@@ -44,6 +44,34 @@ describe("hooks", () => {
     expect(second).toContain("no rm here: rm keep.txt");
   });
 
+  test("stream-json reports a hook that blocked as a hook_response system line", async () => {
+    using box = new Sandbox();
+    const guard = script(box, "guard.sh", `echo "not today" >&2; exit 2`);
+    await box.writeConfig({
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: guard }] }] },
+    });
+    server.enqueueReply("openai", { toolCalls: [{ id: "call_ls", name: "bash", input: { command: "ls" } }] });
+    server.enqueueReply("openai", { text: "ok" });
+    const result = await box.run(["run", ...MODEL, "-y", "-o", "stream-json", "list"], { env: box.env(env) });
+    expect(result.code).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const responses = lines.filter((line) => line.subtype === "hook_response");
+    expect(responses).toEqual([
+      expect.objectContaining({
+        type: "system",
+        hook_name: "PreToolUse:Bash",
+        hook_event: "PreToolUse",
+        outcome: "blocked",
+        exit_code: 2,
+        stderr: "not today\n",
+      }),
+    ]);
+    expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "success" });
+  });
+
   test("a project's .claude/settings.json hook runs only when the project is trusted", async () => {
     using box = new Sandbox();
     const log = join(box.root, "prompts.log");

@@ -75,6 +75,21 @@ async function open(box: Box, extra: Partial<SessionOptions> = {}): Promise<Agen
   });
 }
 
+/** The process has ended (gone, or a zombie waiting for its new parent to reap it), within 2 s. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    const stat = await Bun.file(`/proc/${pid}/stat`)
+      .text()
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code === "ENOENT") return "";
+        throw err;
+      });
+    if (stat === "" || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
+    await Bun.sleep(50);
+  }
+  return false;
+}
+
 const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const signal = () => new AbortController().signal;
 type Body = { messages: { role: string; content: unknown }[] };
@@ -166,12 +181,43 @@ jq -n '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "a
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(readFileSync(join(box.cwd, "out.txt"), "utf8")).toBe("ran\n");
     const child = Number(readFileSync(pidFile, "utf8"));
-    expect(() => process.kill(child, 0)).toThrow();
+    expect(await gone(child)).toBe(true);
     expect(box.notices.filter((line) => line.includes("timed out and was killed"))).toHaveLength(1);
     // Identical commands run once: one warning.
     expect(
       box.notices.filter((line) => line.includes("exited with 1") && line.includes("something broke")),
     ).toHaveLength(1);
+  });
+});
+
+describe("PostToolUse", () => {
+  test("sees the tool's response; what it says with exit 2 reaches the model beside the result", async () => {
+    const box = sandbox({});
+    const seen = join(box.root, "post.json");
+    const post = script(box, "post.sh", `tee ${seen} >/dev/null; echo "run the formatter next" >&2; exit 2`);
+    writeFileSync(
+      join(box.root, "config", "config.json"),
+      JSON.stringify({
+        hooks: { PostToolUse: [{ matcher: "Edit|Write", ...hook(post) }], PostToolUseFailure: [hook(post)] },
+      }),
+    );
+    const session = await open(box, { yes: true });
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_w", name: "write_file", input: { path: "x.txt", content: "hi" } }],
+    });
+    server.enqueueReply("openai", { text: "done" });
+    await collectEvents(session.turn(text("write x"), signal()));
+    await session.close();
+    expect(readFileSync(join(box.cwd, "x.txt"), "utf8")).toBe("hi");
+    const payload = JSON.parse(readFileSync(seen, "utf8"));
+    expect(payload).toMatchObject({
+      hook_event_name: "PostToolUse",
+      tool_name: "Write",
+      tool_input: { file_path: "x.txt" },
+    });
+    expect(typeof payload.tool_response).toBe("string");
+    const tool = bodyOf(1).messages.find((m) => m.role === "tool");
+    expect(JSON.stringify(tool)).toContain("run the formatter next");
   });
 });
 
