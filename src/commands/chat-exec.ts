@@ -58,7 +58,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     notice,
   });
   // Loads src/hooks only when a hook is configured.
-  const { sessionHooks } = await import("../config/hook-sources.ts");
+  const { notifyingApprover, sessionHooks } = await import("../config/hook-sources.ts");
   const hooks = await sessionHooks({
     cwd,
     env,
@@ -77,7 +77,11 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     noTools: false,
     maxTurns: 50,
     newId: Bun.randomUUIDv7(),
-    approve: interactive ? (call) => (approve ? approve(call) : Promise.resolve("deny")) : undefined,
+    approve: notifyingApprover(
+      interactive ? (call) => (approve ? approve(call) : Promise.resolve("deny")) : undefined,
+      hooks,
+      notice,
+    ),
     notice,
     log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),

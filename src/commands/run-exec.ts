@@ -144,7 +144,7 @@ export async function executeRun(
       notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
     });
     // Loads src/hooks only when a hook is configured.
-    const { sessionHooks } = await import("../config/hook-sources.ts");
+    const { notifyingApprover, sessionHooks } = await import("../config/hook-sources.ts");
     const hooks = await sessionHooks({
       cwd,
       env: process.env,
@@ -183,9 +183,13 @@ export async function executeRun(
       extensions: hooks,
       projectTrust,
       newId,
-      approve: prompt
-        ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, colorEnabled(stderrIsTTY))
-        : undefined,
+      approve: notifyingApprover(
+        prompt
+          ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, colorEnabled(stderrIsTTY))
+          : undefined,
+        hooks,
+        (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
+      ),
       notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
       log,
       // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.

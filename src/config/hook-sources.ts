@@ -1,7 +1,7 @@
 import type { PermissionMode } from "../agent/permissions.ts";
-import type { SessionExtension } from "../agent/session-extension.ts";
 import type { ProjectTrust } from "../agent/session-options.ts";
-import type { HookResponse } from "../hooks/extension.ts";
+import type { HookResponse, HooksExtension } from "../hooks/extension.ts";
+import type { ApproveFn } from "../tools/types.ts";
 import { readJson } from "./load.ts";
 import { configFiles, dataDir, type Env } from "./paths.ts";
 
@@ -29,7 +29,7 @@ export async function sessionHooks(options: {
   notice: (line: string) => void;
   /** stream-json's `hook_response` lines, for hooks that blocked, failed or timed out. */
   onResponse?: ((response: HookResponse) => void) | undefined;
-}): Promise<SessionExtension[]> {
+}): Promise<HooksExtension[]> {
   const { cwd, env, projectTrust } = options;
   const sources: Record<string, unknown>[] = [];
   const user = await readJson(configFiles(cwd, env).user);
@@ -50,4 +50,22 @@ export async function sessionHooks(options: {
       onResponse: options.onResponse,
     }),
   ];
+}
+
+/**
+ * The approver, telling Notification hooks that an approval is waiting as the question is asked (they
+ * run beside it: the question does not wait for them). Unchanged without such hooks.
+ */
+export function notifyingApprover(
+  approve: ApproveFn | undefined,
+  hooks: readonly HooksExtension[],
+  notice: (line: string) => void,
+): ApproveFn | undefined {
+  const waiting = hooks.flatMap((hook) => (hook.approvalWaiting ? [hook.approvalWaiting.bind(hook)] : []));
+  if (!approve || waiting.length === 0) return approve;
+  return (call) => {
+    for (const notify of waiting)
+      notify(call.name).catch((err: unknown) => notice(`warning: Notification hook failed: ${String(err)}`));
+    return approve(call);
+  };
 }

@@ -13,6 +13,7 @@ export const HOOK_EVENTS = [
   "SessionEnd",
   "Stop",
   "PreCompact",
+  "Notification",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 

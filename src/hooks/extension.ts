@@ -115,10 +115,16 @@ const joinTexts = (texts: (string | undefined)[]): string | undefined => {
   return kept.length > 0 ? kept.join("\n\n") : undefined;
 };
 
+/** The hooks extension, with Claude Code's Notification event for a front end's approval question. */
+export interface HooksExtension extends SessionExtension {
+  /** Runs the Notification hooks (an approval is waiting); undefined when there are none. */
+  approvalWaiting?(toolName: string): Promise<void>;
+}
+
 export function hooksExtension(
   sources: readonly Record<string, unknown>[],
   ctx: HooksContext,
-): SessionExtension {
+): HooksExtension {
   const table: HookTable = parseHooks(sources, (line) => ctx.notice(`warning: ${line}`));
   const has = (event: HookEvent) => (table.get(event)?.length ?? 0) > 0;
   const env = { ...ctx.env, CLAUDE_PROJECT_DIR: ctx.projectDir, ION_PROJECT_DIR: ctx.projectDir };
@@ -171,7 +177,7 @@ export function hooksExtension(
     });
   }
 
-  const extension: SessionExtension = { name: "hooks" };
+  const extension: HooksExtension = { name: "hooks" };
   // Always: every hook's payload names the session.
   extension.sessionStart = async (info) => {
     sessionId = info.sessionId;
@@ -254,6 +260,14 @@ export function hooksExtension(
       );
       stopHookActive = goOn !== undefined;
       return goOn;
+    };
+  if (has("Notification"))
+    extension.approvalWaiting = async (toolName) => {
+      const name = CLAUDE_TOOL_NAMES[toolName] ?? toolName;
+      await fire("Notification", {
+        message: `ion needs your permission to use ${name}`,
+        notification_type: "permission_prompt",
+      });
     };
   if (has("PreCompact"))
     extension.beforeCompact = async (trigger) => {

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
-import { sessionHooks } from "../../src/config/hook-sources.ts";
+import { notifyingApprover, sessionHooks } from "../../src/config/hook-sources.ts";
 import { projectRunnables } from "../../src/config/trust-project.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
@@ -218,6 +218,48 @@ describe("PostToolUse", () => {
     expect(typeof payload.tool_response).toBe("string");
     const tool = bodyOf(1).messages.find((m) => m.role === "tool");
     expect(JSON.stringify(tool)).toContain("run the formatter next");
+  });
+});
+
+describe("Notification", () => {
+  test("runs when an approval is asked, beside the question", async () => {
+    const box = sandbox({});
+    const seen = join(box.root, "notification.json");
+    const notify = script(box, "notify.sh", `cat > ${seen}.tmp && mv ${seen}.tmp ${seen}`);
+    writeFileSync(
+      join(box.root, "config", "config.json"),
+      JSON.stringify({ hooks: { Notification: [hook(notify)] } }),
+    );
+    const hooks = await sessionHooks({
+      cwd: box.cwd,
+      env: box.env,
+      projectTrust: undefined,
+      mode: "ask",
+      notice: () => {},
+    });
+    const asked: string[] = [];
+    const approve = notifyingApprover(
+      async (call) => {
+        asked.push(call.name);
+        return "deny";
+      },
+      hooks,
+      () => {},
+    );
+    const session = await open(box, { approve });
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "make" } }],
+    });
+    server.enqueueReply("openai", { text: "not allowed" });
+    await collectEvents(session.turn(text("build"), signal()));
+    await session.close();
+    expect(asked).toEqual(["bash"]);
+    for (let i = 0; i < 40 && !existsSync(seen); i++) await Bun.sleep(50);
+    expect(JSON.parse(readFileSync(seen, "utf8"))).toMatchObject({
+      hook_event_name: "Notification",
+      message: "ion needs your permission to use Bash",
+      notification_type: "permission_prompt",
+    });
   });
 });
 
