@@ -50,6 +50,8 @@ export interface HookResponse {
 interface HookAnswer {
   continue?: boolean;
   stopReason?: string;
+  /** A line for the user. */
+  systemMessage?: string;
   decision?: string;
   reason?: string;
   hookSpecificOutput?: {
@@ -171,9 +173,12 @@ export function hooksExtension(
       if (run.timedOut) ctx.notice(`warning: ${event} hook timed out and was killed: ${run.command}`);
       else if (run.code !== 0 && run.code !== 2) {
         const why = run.stderr.trim().split("\n")[0] ?? "";
-        ctx.notice(`warning: ${event} hook exited with ${run.code}: ${run.command}${why ? ` (${why})` : ""}`);
+        const how = run.code === null ? "failed" : `exited with ${run.code}`;
+        ctx.notice(`warning: ${event} hook ${how}: ${run.command}${why ? ` (${why})` : ""}`);
       }
-      return { ...run, answer: answerOf(run) };
+      const answer = answerOf(run);
+      if (typeof answer?.systemMessage === "string") ctx.notice(`${event} hook: ${answer.systemMessage}`);
+      return { ...run, answer };
     });
   }
 

@@ -27,14 +27,26 @@ export async function runHook(
   payload: string,
   options: { cwd: string; env: Record<string, string | undefined> },
 ): Promise<HookRun> {
-  const proc = Bun.spawn(["sh", "-c", hook.command], {
-    cwd: options.cwd,
-    env: options.env,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-    detached: true,
-  });
+  let proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
+  try {
+    proc = Bun.spawn(["sh", "-c", hook.command], {
+      cwd: options.cwd,
+      env: options.env,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: true,
+    });
+  } catch (err) {
+    // A hook that cannot start (a cwd gone, no sh) is a failed hook: one warning, the session goes on.
+    return {
+      command: hook.command,
+      code: null,
+      stdout: "",
+      stderr: `could not start: ${String(err)}`,
+      timedOut: false,
+    };
+  }
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -120,14 +120,14 @@ if [[ "$cmd" == *touch* ]]; then echo "Blocked: no touching ($cmd)" >&2; exit 2;
     expect(JSON.stringify(tool)).toContain("Blocked: no touching (touch marker)");
   });
 
-  test("permissionDecision allow skips the question; updatedInput (file_path) is what runs", async () => {
+  test("permissionDecision allow skips the question; updatedInput (file_path) is what runs; systemMessage is shown", async () => {
     const box = sandbox({});
     const seen = join(box.root, "seen.json");
     const allow = script(
       box,
       "allow.sh",
       `tee ${seen} >/dev/null
-jq -n '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: {file_path: "b.txt", content: "from hook"}}}'`,
+jq -n '{systemMessage: "allowed by policy", hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: {file_path: "b.txt", content: "from hook"}}}'`,
     );
     writeFileSync(
       join(box.root, "config", "config.json"),
@@ -147,6 +147,7 @@ jq -n '{hookSpecificOutput: {hookEventName: "PreToolUse", permissionDecision: "a
     await collectEvents(session.turn(text("write it"), signal()));
     await session.close();
     expect(asked).toEqual([]);
+    expect(box.notices).toContain("PreToolUse hook: allowed by policy");
     expect(readFileSync(join(box.cwd, "b.txt"), "utf8")).toBe("from hook");
     expect(existsSync(join(box.cwd, "a.txt"))).toBe(false);
     const payload = JSON.parse(readFileSync(seen, "utf8"));
