@@ -116,6 +116,11 @@ export class Conversation {
     await this.writer.sync();
   }
 
+  /** Saves an extension's state (never part of the model's view); nothing before the file exists or with --no-session. */
+  async saveState(extension: string, data: unknown): Promise<void> {
+    await this.writer?.append([{ type: "extension_state", extension, data }]);
+  }
+
   /** Records what an event adds to the conversation; resolves once it is written (and synced, for a turn's end). */
   async record(event: AgentEvent): Promise<void> {
     switch (event.type) {

@@ -1,5 +1,5 @@
 import type { Message, TextBlock, ToolUseBlock, UserBlock, UserMessage } from "../providers/types.ts";
-import type { ToolOutcome } from "../tools/types.ts";
+import type { AgentTool, ToolOutcome } from "../tools/types.ts";
 import type { CompactTrigger, RunResult } from "./events.ts";
 import type { AgentDeps } from "./loop.ts";
 import type { CallReview, CallReviewer, ToolCallRequest } from "./permissions.ts";
@@ -26,6 +26,10 @@ export interface SessionStartInfo {
   /** An existing session continued (`-c`, `-r`, `/resume`), not a new one. */
   resumed: boolean;
   cwd: string;
+  /** Saves an extension's state in the session file (an `extension_state` entry); nothing with --no-session. */
+  saveState?(extension: string, data: unknown): Promise<void>;
+  /** The latest state `extension` saved in a resumed session (its `data`); undefined when none. */
+  latestState?(extension: string): unknown;
 }
 
 export interface PromptInfo {
@@ -41,6 +45,8 @@ export type PromptVerdict = { refuse: string } | { context: string };
 export interface SessionExtension {
   /** Names it: the `source` of the context it adds, and who refused or denied. */
   readonly name: string;
+  /** Tools it adds to the session (registered when the session opens, closed with it). */
+  tools?(): AgentTool[];
   sessionStart?(info: SessionStartInfo): Promise<void>;
   sessionEnd?(info: { sessionId: string; reason: SessionEndReason }): Promise<void>;
   userPromptSubmit?(prompt: PromptInfo): Promise<PromptVerdict | undefined>;
@@ -73,6 +79,11 @@ export function endReasonOf(result: RunResult): SessionEndReason {
 /** The extensions of one session, called in order. */
 export class SessionSeams {
   constructor(private readonly extensions: readonly SessionExtension[] = []) {}
+
+  /** The tools the extensions add. */
+  tools(): AgentTool[] {
+    return this.extensions.flatMap((extension) => extension.tools?.() ?? []);
+  }
 
   async started(info: SessionStartInfo): Promise<void> {
     for (const extension of this.extensions) await extension.sessionStart?.(info);

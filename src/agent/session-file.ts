@@ -1,5 +1,5 @@
 import { IonError } from "../errors.ts";
-import type { SessionEntry, SessionHeader } from "../history/schema.ts";
+import type { ExtensionStateEntry, SessionEntry, SessionHeader } from "../history/schema.ts";
 import { CorruptSessionError, type SessionStore, type SessionWriter } from "../history/store.ts";
 import { type ModelView, modelView } from "../history/view.ts";
 
@@ -23,6 +23,8 @@ export interface OpenedSession {
   lastModel: { provider: string; model: string };
   /** Messages in the file (for the one line that says what was resumed). */
   messageCount: number;
+  /** The states extensions saved at the session's level, in file order (see history/extension-state.ts). */
+  extensionStates?: ExtensionStateEntry[];
 }
 
 export function lastModelOf(header: { provider: string; model: string }, entries: readonly SessionEntry[]) {
@@ -104,6 +106,9 @@ export async function openSession(
       header: loaded.header,
       lastModel: lastModelOf(loaded.header, loaded.entries),
       messageCount: loaded.entries.filter((e) => e.type === "message").length,
+      extensionStates: loaded.entries.filter(
+        (e): e is ExtensionStateEntry => e.type === "extension_state" && e.parent_tool_use_id === undefined,
+      ),
     };
   } catch (err) {
     if (!(err instanceof CorruptSessionError)) throw err;

@@ -1,8 +1,9 @@
 import { IonError } from "../errors.ts";
+import { latestExtensionState } from "../history/extension-state.ts";
 import type { LoadedSession, SessionStore } from "../history/store.ts";
 import type { UserMessage } from "../providers/types.ts";
 import { Conversation } from "./conversation.ts";
-import type { PromptRefusal, TurnContext } from "./session-extension.ts";
+import type { PromptRefusal, SessionStartInfo, TurnContext } from "./session-extension.ts";
 import { type OpenedSession, openSession, sessionTitle } from "./session-file.ts";
 import { promptText, saveError } from "./session-setup.ts";
 
@@ -105,6 +106,18 @@ export class SessionRecord {
   async load(): Promise<LoadedSession | undefined> {
     if (!this.store || !this.conversation.saving) return undefined;
     return this.store.load(this.id);
+  }
+
+  /** What extensions are told when this session starts; a resumed one's get back the states they saved in it. */
+  startInfo(opened: OpenedSession | undefined): SessionStartInfo {
+    const states = opened?.extensionStates ?? [];
+    return {
+      sessionId: this.id,
+      resumed: opened !== undefined,
+      cwd: this.cwd,
+      saveState: (extension, data) => this.conversation.saveState(extension, data),
+      latestState: (extension) => latestExtensionState(states, extension)?.data,
+    };
   }
 
   private async ensureFile(message: UserMessage, model: FileModel): Promise<void> {

@@ -89,9 +89,9 @@ export class AgentSession {
     this.preamble = options.appendSystem
       ? [preamble, options.appendSystem].filter(Boolean).join("\n\n")
       : preamble;
-    this.registry = new ToolRegistry(basis.parts.builtins);
-    this.prompt = basis.parts.prompt;
     this.seams = new SessionSeams(options.extensions);
+    this.registry = new ToolRegistry([...basis.parts.builtins, ...this.seams.tools()]);
+    this.prompt = basis.parts.prompt;
     this.mcp = basis.mcp;
   }
 
@@ -104,7 +104,7 @@ export class AgentSession {
     const session = new AgentSession(options, basis);
     try {
       if (options.skill !== undefined) await session.activateSkill(options.skill);
-      await session.started(basis.opened !== undefined);
+      await session.started(basis.opened);
       return session;
     } catch (err) {
       await basis.opened?.writer.close();
@@ -321,7 +321,7 @@ export class AgentSession {
     await this.end("done");
     await this.record.clear();
     this.lastUsage = undefined;
-    await this.started(false);
+    await this.started(undefined);
   }
 
   /**
@@ -341,7 +341,7 @@ export class AgentSession {
       await this.record.switchTo(opened);
     }
     this.lastUsage = undefined;
-    await this.started(true);
+    await this.started(opened);
     return opened;
   }
 
@@ -383,8 +383,8 @@ export class AgentSession {
     }
   }
 
-  private started(resumed: boolean): Promise<void> {
-    return this.seams.started({ sessionId: this.id, resumed, cwd: this.options.cwd });
+  private started(opened: OpenedSession | undefined): Promise<void> {
+    return this.seams.started(this.record.startInfo(opened));
   }
 
   /** The end seam of the current session, called once. */

@@ -67,6 +67,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     notice,
   });
   const { AgentSession } = await import("../agent/session.ts");
+  const { SessionPlan } = await import("../plan/session-plan.ts");
   const { ensureModelConfigured } = await import("./run-model.ts");
   const session: AgentSession = await AgentSession.open({
     cwd,
@@ -86,7 +87,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
     projectTrust,
-    extensions: hooks,
+    extensions: [...hooks, new SessionPlan()],
     // Without -c a busy latest session is passed over for a new one; `-c` asks for that one.
     skipBusyLatest: args.continue !== true,
     choice: {

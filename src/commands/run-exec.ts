@@ -160,6 +160,7 @@ export async function executeRun(
           : undefined,
     });
     const { AgentSession } = await import("../agent/session.ts");
+    const { SessionPlan } = await import("../plan/session-plan.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
     const env = process.env;
     session = await AgentSession.open({
@@ -180,7 +181,7 @@ export async function executeRun(
       maxBudgetUsd,
       outputSchema,
       fallbackModel: args["fallback-model"],
-      extensions: hooks,
+      extensions: [...hooks, new SessionPlan()],
       projectTrust,
       newId,
       approve: notifyingApprover(

@@ -1,5 +1,6 @@
 import type { Skill } from "../skills/types.ts";
-import { builtinToolEntries, skillToolEntry } from "./specs.ts" with { type: "macro" };
+import type { PlanHolder } from "./plan.ts";
+import { builtinToolEntries, planToolEntry, skillToolEntry } from "./specs.ts" with { type: "macro" };
 import type { ToolEntry } from "./specs.ts";
 import type { AgentTool } from "./types.ts";
 
@@ -12,6 +13,7 @@ import type { AgentTool } from "./types.ts";
 
 const BUILTIN: ToolEntry[] = builtinToolEntries();
 const SKILL: ToolEntry = skillToolEntry();
+const PLAN: ToolEntry = planToolEntry();
 
 const LOADERS: Record<string, () => Promise<AgentTool>> = {
   read_file: () => import("./read-file.ts").then((m) => m.readFileTool),
@@ -48,4 +50,9 @@ export function builtinTools(): AgentTool[] {
 /** The `skill` tool over a session's skills (see skill.ts). */
 export function skillTool(skills: readonly Skill[]): AgentTool {
   return lazyTool(SKILL, () => import("./skill.ts").then((m) => m.skillTool(skills)));
+}
+
+/** The `plan` tool over a session's plan (see plan.ts). */
+export function planTool(plan: PlanHolder): AgentTool {
+  return lazyTool(PLAN, () => import("./plan.ts").then((m) => m.planTool(plan)));
 }

@@ -4,6 +4,7 @@ import { editFileTool } from "./edit-file.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { listFilesTool } from "./list-files.ts";
+import { planTool } from "./plan.ts";
 import { readFileTool } from "./read-file.ts";
 import { skillTool } from "./skill.ts";
 import type { AgentTool } from "./types.ts";
@@ -38,4 +39,9 @@ export function builtinToolEntries(): ToolEntry[] {
 /** The `skill` tool (its spec does not depend on the skills it serves). */
 export function skillToolEntry(): ToolEntry {
   return entry(skillTool([]));
+}
+
+/** The `plan` tool (its spec does not depend on the plan it keeps). */
+export function planToolEntry(): ToolEntry {
+  return entry(planTool({ update: async () => undefined }));
 }

@@ -125,6 +125,8 @@ export class ChatRenderer {
           const indent = event.parent_tool_use_id === undefined ? "    " : "      ";
           this.line(colorDiff(safeForTerminal(event.metadata.diff).trimEnd(), style).replace(/^/gm, indent));
         }
+        // The plan tool's new plan, as a checklist.
+        for (const item of planLines(event)) this.line(`    ${safeForTerminal(item)}`);
         if (this.tools.active)
           this.spinner?.start(this.tools.statusLine, STATUS_MS, this.tools.statusDelay());
         else this.spinner?.start(IDLE_LABEL);
@@ -195,4 +197,11 @@ export class ChatRenderer {
   private newMarkdown(): MarkdownStream {
     return new MarkdownStream((text) => this.options.out.write(text), this.options.style, this.options.color);
   }
+}
+
+/** The checklist lines of a `plan` call that changed the plan; none for any other call. */
+export function planLines(event: Extract<AgentEvent, { type: "tool_end" }>): string[] {
+  const checklist = event.metadata?.details?.checklist;
+  if (event.name !== "plan" || event.is_error || !Array.isArray(checklist)) return [];
+  return checklist.filter((line): line is string => typeof line === "string");
 }
