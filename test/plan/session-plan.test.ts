@@ -157,6 +157,51 @@ describe("the plan in a session", () => {
     expect(JSON.stringify(bodyOf(2).messages.at(-1))).toContain("[pending] fix the parser");
   });
 
+  test("kept across a compaction: the summary replaces the conversation, the plan still follows it", async () => {
+    const box = sandbox();
+    const plan = new SessionPlan();
+    const session = await AgentSession.open(options(box, plan));
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "plan", input: { items: twoSteps } }],
+    });
+    server.enqueueReply("openai", { text: `planned ${"x".repeat(400)}` });
+    await collectEvents(session.turn(text(`a long task ${"y".repeat(400)}`), signal()));
+    for (const answer of ["A1", "A2"]) {
+      server.enqueueReply("openai", { text: `${answer} ${"x".repeat(400)}` });
+      await collectEvents(session.turn(text(`more ${"y".repeat(400)}`), signal()));
+    }
+    server.enqueueReply("openai", { text: "SUMMARY" });
+    const compacted = await collectEvents(session.compact(undefined, signal()));
+    expect(compacted).toMatchObject([{ type: "compact_boundary" }]);
+    const summaryAt = server.requests.length - 1;
+    // The summary request is not asked to keep the plan: it is not part of the conversation.
+    expect(JSON.stringify(bodyOf(summaryAt).messages)).not.toContain("[pending] fix the parser");
+    server.enqueueReply("openai", { text: "next" });
+    await collectEvents(session.turn(text("go on"), signal()));
+    await session.close();
+    const after = bodyOf(summaryAt + 1).messages;
+    expect(JSON.stringify(after)).toContain("SUMMARY");
+    expect(JSON.stringify(after.at(-1))).toContain("[in_progress] read the config");
+  });
+
+  test("/resume brings back the resumed session's plan", async () => {
+    const box = sandbox();
+    const first = await AgentSession.open(options(box, new SessionPlan()));
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "plan", input: { items: twoSteps } }],
+    });
+    server.enqueueReply("openai", { text: "ok" });
+    await collectEvents(first.turn(text("plan it"), signal()));
+    await first.close();
+
+    const plan = new SessionPlan();
+    const other = await AgentSession.open(options(box, plan));
+    expect(plan.items).toEqual([]);
+    await other.resume(first.id);
+    expect(plan.items).toEqual(twoSteps);
+    await other.close();
+  });
+
   test("a new session starts with no plan, even after one that had a plan", async () => {
     const box = sandbox();
     const plan = new SessionPlan();
