@@ -60,7 +60,7 @@ export async function sessionParts(
   },
   config: Config,
 ) {
-  const [{ builtinTools, skillTool }, { loadSkills }, { SessionPrompt }] = await Promise.all([
+  const [{ builtinTools, knownToolNames, skillTool }, { loadSkills }, { SessionPrompt }] = await Promise.all([
     import("../tools/index.ts"),
     import("../skills/load.ts"),
     import("./session-prompt.ts"),
@@ -75,8 +75,10 @@ export async function sessionParts(
   }
   const builtins: AgentTool[] = builtinTools();
   if (skills.items.some((skill: Skill) => skill.available)) builtins.push(skillTool(skills.items));
+  const known = knownToolNames();
   for (const name of config.tools?.disabled ?? []) {
-    if (!builtins.some((t) => t.spec.name === name))
+    // MCP tools are known only once their servers answer.
+    if (!known.includes(name) && !name.startsWith("mcp__"))
       options.notice(`warning: tools.disabled names an unknown tool "${name}"`);
   }
   return { builtins, prompt: new SessionPrompt(skills.items, options.notice) };

@@ -38,6 +38,14 @@ function lazyTool({ spec, readOnly }: ToolEntry, load: () => Promise<AgentTool>)
   };
 }
 
+/**
+ * Every name a built-in tool of ion may have, also those offered only in some sessions (`skill` with
+ * skills, `plan` through its extension): what `tools.disabled` may name besides MCP tools.
+ */
+export function knownToolNames(): string[] {
+  return [...BUILTIN, SKILL, PLAN].map((entry) => entry.spec.name);
+}
+
 /** The built-in tools, in the order the model sees them. */
 export function builtinTools(): AgentTool[] {
   return BUILTIN.map((entry) => {
