@@ -117,8 +117,9 @@ export class Conversation {
   }
 
   /** Saves an extension's state (never part of the model's view); nothing before the file exists or with --no-session. */
-  async saveState(extension: string, data: unknown): Promise<void> {
-    await this.writer?.append([{ type: "extension_state", extension, data }]);
+  async saveState(extension: string, data: unknown, parentToolUseId?: string): Promise<void> {
+    const parent = parentToolUseId === undefined ? {} : { parent_tool_use_id: parentToolUseId };
+    await this.writer?.append([{ type: "extension_state", extension, data, ...parent }]);
   }
 
   /** Records what an event adds to the conversation; resolves once it is written (and synced, for a turn's end). */

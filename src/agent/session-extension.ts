@@ -26,10 +26,13 @@ export interface SessionStartInfo {
   /** An existing session continued (`-c`, `-r`, `/resume`), not a new one. */
   resumed: boolean;
   cwd: string;
-  /** Saves an extension's state in the session file (an `extension_state` entry); nothing with --no-session. */
-  saveState?(extension: string, data: unknown): Promise<void>;
-  /** The latest state `extension` saved in a resumed session (its `data`); undefined when none. */
-  latestState?(extension: string): unknown;
+  /**
+   * Saves an extension's state in the session file (an `extension_state` entry), under the tool call
+   * `parentToolUseId` when given (a subagent's transcript); nothing with --no-session.
+   */
+  saveState?(extension: string, data: unknown, parentToolUseId?: string): Promise<void>;
+  /** The latest state `extension` saved in a resumed session (its `data`), or under a tool call; undefined when none. */
+  latestState?(extension: string, parentToolUseId?: string): unknown;
 }
 
 export interface PromptInfo {

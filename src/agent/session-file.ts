@@ -23,7 +23,7 @@ export interface OpenedSession {
   lastModel: { provider: string; model: string };
   /** Messages in the file (for the one line that says what was resumed). */
   messageCount: number;
-  /** The states extensions saved at the session's level, in file order (see history/extension-state.ts). */
+  /** The states extensions saved, also under tool calls, in file order (see history/extension-state.ts). */
   extensionStates?: ExtensionStateEntry[];
 }
 
@@ -106,9 +106,7 @@ export async function openSession(
       header: loaded.header,
       lastModel: lastModelOf(loaded.header, loaded.entries),
       messageCount: loaded.entries.filter((e) => e.type === "message").length,
-      extensionStates: loaded.entries.filter(
-        (e): e is ExtensionStateEntry => e.type === "extension_state" && e.parent_tool_use_id === undefined,
-      ),
+      extensionStates: loaded.entries.filter((e): e is ExtensionStateEntry => e.type === "extension_state"),
     };
   } catch (err) {
     if (!(err instanceof CorruptSessionError)) throw err;

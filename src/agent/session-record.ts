@@ -115,8 +115,8 @@ export class SessionRecord {
       sessionId: this.id,
       resumed: opened !== undefined,
       cwd: this.cwd,
-      saveState: (extension, data) => this.conversation.saveState(extension, data),
-      latestState: (extension) => latestExtensionState(states, extension)?.data,
+      saveState: (extension, data, parent) => this.conversation.saveState(extension, data, parent),
+      latestState: (extension, parent) => latestExtensionState(states, extension, parent)?.data,
     };
   }
 

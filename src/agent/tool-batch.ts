@@ -65,6 +65,7 @@ async function execute(
   call: ToolUseBlock,
   args: Record<string, unknown>,
   input: AgentInput,
+  deps: AgentDeps,
   channels: CallChannels,
 ): Promise<ToolOutcome> {
   try {
@@ -77,6 +78,7 @@ async function execute(
       onUpdate: channels.events.reporter(call, channels.started),
       emit: channels.events.emitter(call),
       reportUsage: (usage, costUSD, model) => channels.spending.report(usage, costUSD, model),
+      parent: { input, deps },
     });
   } catch (err) {
     // A tool that throws is a bug in the tool, but the model still gets an answer it can act on.
@@ -96,7 +98,7 @@ async function settle(
   channels: CallChannels,
 ): Promise<ToolOutcome> {
   const outcome = decision.run
-    ? await execute(decision.tool, call, decision.input, input, channels)
+    ? await execute(decision.tool, call, decision.input, input, deps, channels)
     : decision.outcome;
   return deps.afterTool ? deps.afterTool(call, outcome) : outcome;
 }

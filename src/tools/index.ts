@@ -1,7 +1,10 @@
 import type { Skill } from "../skills/types.ts";
 import type { PlanHolder } from "./plan.ts";
-import { builtinToolEntries, planToolEntry, skillToolEntry } from "./specs.ts" with { type: "macro" };
+import { builtinToolEntries, planToolEntry, skillToolEntry, taskToolEntry } from "./specs.ts" with {
+  type: "macro",
+};
 import type { ToolEntry } from "./specs.ts";
+import type { TaskRunner } from "./task.ts";
 import type { AgentTool } from "./types.ts";
 
 /**
@@ -14,6 +17,7 @@ import type { AgentTool } from "./types.ts";
 const BUILTIN: ToolEntry[] = builtinToolEntries();
 const SKILL: ToolEntry = skillToolEntry();
 const PLAN: ToolEntry = planToolEntry();
+const TASK: ToolEntry = taskToolEntry();
 
 const LOADERS: Record<string, () => Promise<AgentTool>> = {
   read_file: () => import("./read-file.ts").then((m) => m.readFileTool),
@@ -40,10 +44,10 @@ function lazyTool({ spec, readOnly }: ToolEntry, load: () => Promise<AgentTool>)
 
 /**
  * Every name a built-in tool of ion may have, also those offered only in some sessions (`skill` with
- * skills, `plan` through its extension): what `tools.disabled` may name besides MCP tools.
+ * skills, `plan` and `task` through their extensions): what `tools.disabled` may name besides MCP tools.
  */
 export function knownToolNames(): string[] {
-  return [...BUILTIN, SKILL, PLAN].map((entry) => entry.spec.name);
+  return [...BUILTIN, SKILL, PLAN, TASK].map((entry) => entry.spec.name);
 }
 
 /** The built-in tools, in the order the model sees them. */
@@ -63,4 +67,9 @@ export function skillTool(skills: readonly Skill[]): AgentTool {
 /** The `plan` tool over a session's plan (see plan.ts). */
 export function planTool(plan: PlanHolder): AgentTool {
   return lazyTool(PLAN, () => import("./plan.ts").then((m) => m.planTool(plan)));
+}
+
+/** The `task` tool, its child agents run by `runner` (see task.ts). */
+export function taskTool(runner: TaskRunner): AgentTool {
+  return lazyTool(TASK, () => import("./task.ts").then((m) => m.taskTool(runner)));
 }

@@ -7,6 +7,7 @@ import { listFilesTool } from "./list-files.ts";
 import { planTool } from "./plan.ts";
 import { readFileTool } from "./read-file.ts";
 import { skillTool } from "./skill.ts";
+import { taskTool } from "./task.ts";
 import type { AgentTool } from "./types.ts";
 import { writeFileTool } from "./write-file.ts";
 
@@ -44,4 +45,9 @@ export function skillToolEntry(): ToolEntry {
 /** The `plan` tool (its spec does not depend on the plan it keeps). */
 export function planToolEntry(): ToolEntry {
   return entry(planTool({ update: async () => undefined }));
+}
+
+/** The `task` tool (its spec does not depend on who runs the child agents). */
+export function taskToolEntry(): ToolEntry {
+  return entry(taskTool({ run: async () => ({ content: "", is_error: false }) }));
 }

@@ -1,5 +1,6 @@
 // Type-only: the events a child agent emits are the session's own event type (no runtime import).
 import type { AgentEvent } from "../agent/events.ts";
+import type { AgentDeps, AgentInput } from "../agent/loop.ts";
 import type { ToolSpec, Usage } from "../providers/types.ts";
 
 /** An event of a child agent (a subagent run by a tool call); its run's `result` is reported as usage instead. */
@@ -32,6 +33,8 @@ export interface ToolContext {
    * entry of its own in `modelUsage`.
    */
   reportUsage?(usage: Usage, costUSD: number | null, model?: ChildModel): void;
+  /** The run this call belongs to (its model, tools, approval): what a child agent inherits. */
+  parent?: { input: AgentInput; deps: AgentDeps };
 }
 
 /** The model a child agent used, for its `modelUsage` entry. */
