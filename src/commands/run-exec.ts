@@ -161,6 +161,7 @@ export async function executeRun(
     });
     const { AgentSession } = await import("../agent/session.ts");
     const { SessionPlan } = await import("../plan/session-plan.ts");
+    const { SessionSubagents } = await import("../subagents/session-subagents.ts");
     const { ensureModelConfigured } = await import("./run-model.ts");
     const env = process.env;
     session = await AgentSession.open({
@@ -181,7 +182,7 @@ export async function executeRun(
       maxBudgetUsd,
       outputSchema,
       fallbackModel: args["fallback-model"],
-      extensions: [...hooks, new SessionPlan()],
+      extensions: [...hooks, new SessionPlan(), new SessionSubagents()],
       projectTrust,
       newId,
       approve: notifyingApprover(

@@ -93,6 +93,7 @@ describe.each(WIRES)("tools over the $wire wire", ({ wire, model, env }) => {
       // ion's built-in skills are always there, so the model can always read one.
       "skill",
       "plan",
+      "task",
     ]);
     expect(init.skills).toEqual(expect.arrayContaining(["designer", "developer", "refactor"]));
     expect(init.permission_mode).toBe("auto");
