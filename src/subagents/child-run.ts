@@ -25,7 +25,10 @@ const READ_TOOLS = new Set(["read_file", "list_files", "glob", "grep"]);
 export function childTools(type: SubagentType, parentTools: readonly AgentTool[]): AgentTool[] {
   const offered = parentTools.filter((tool) => tool.spec.name !== "task");
   if (type === "general") return offered;
-  const allowed = (name: string) => READ_TOOLS.has(name) || (type === "reviewer" && name === "bash");
+  const allowed = (name: string) =>
+    READ_TOOLS.has(name) ||
+    (type === "reviewer" && name === "bash") ||
+    (type === "researcher" && name === "web_fetch");
   return offered.filter((tool) => allowed(tool.spec.name));
 }
 
@@ -33,6 +36,7 @@ const ROLES: Record<SubagentType, string> = {
   explorer: "find and read what the task asks about; you cannot change files",
   designer: "work out a plan for the task; you cannot change files",
   reviewer: "review, build, test and analyse as the task asks; do not edit files",
+  researcher: "look up what the task asks about, in the files and on the web; you cannot change files",
   general: "carry out the task",
 };
 

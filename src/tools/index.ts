@@ -27,6 +27,7 @@ const LOADERS: Record<string, () => Promise<AgentTool>> = {
   edit_file: () => import("./edit-file.ts").then((m) => m.editFileTool),
   write_file: () => import("./write-file.ts").then((m) => m.writeFileTool),
   bash: () => import("./bash.ts").then((m) => m.bashTool),
+  web_fetch: () => import("./web-fetch.ts").then((m) => m.webFetchTool),
 };
 
 /** A tool whose module is imported on its first call. */

@@ -9,6 +9,7 @@ import { readFileTool } from "./read-file.ts";
 import { skillTool } from "./skill.ts";
 import { taskTool } from "./task.ts";
 import type { AgentTool } from "./types.ts";
+import { webFetchTool } from "./web-fetch.ts";
 import { writeFileTool } from "./write-file.ts";
 
 /**
@@ -34,7 +35,16 @@ function entry(tool: AgentTool): ToolEntry {
 
 /** The built-in tools, in the order the model sees them. */
 export function builtinToolEntries(): ToolEntry[] {
-  return [readFileTool, listFilesTool, globTool, grepTool, editFileTool, writeFileTool, bashTool].map(entry);
+  return [
+    readFileTool,
+    listFilesTool,
+    globTool,
+    grepTool,
+    editFileTool,
+    writeFileTool,
+    bashTool,
+    webFetchTool,
+  ].map(entry);
 }
 
 /** The `skill` tool (its spec does not depend on the skills it serves). */

@@ -3,7 +3,7 @@ import { defineTool } from "./define.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "./types.ts";
 
 /** The kinds of child agent `task` can start (see subagents/types.ts for what each may use). */
-export const SUBAGENT_TYPES = ["explorer", "designer", "reviewer", "general"] as const;
+export const SUBAGENT_TYPES = ["explorer", "designer", "reviewer", "researcher", "general"] as const;
 export type SubagentType = (typeof SUBAGENT_TYPES)[number];
 
 /** A `task` call, validated. */
@@ -32,7 +32,8 @@ export function taskTool(runner: TaskRunner): AgentTool {
       "Hand a self-contained piece of work to a subagent with a fresh context of its own; you get its final answer.",
       "Use it for searches and analyses whose intermediate output you do not need, to keep your own context small.",
       "- subagent_type: explorer (default; read-only: find and read code), designer (read-only: work out a plan),",
-      "  reviewer (read tools and bash: build, test, analyse; no file edits), general (your own tools).",
+      "  reviewer (read tools and bash: build, test, analyse; no file edits), researcher (read tools and web_fetch:",
+      "  look things up on the web), general (your own tools).",
       "- prompt: everything the subagent needs to know; it does not see your conversation.",
       "- resume: the task id a previous result named, to continue that subagent's conversation.",
     ].join("\n"),

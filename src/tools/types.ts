@@ -111,7 +111,7 @@ export type ApproveFn = (call: {
   input: Record<string, unknown>;
 }) => Promise<ApprovalDecision>;
 
-/** The argument that says what a call does (`bash` command, file path, search pattern), if it has one. */
+/** The argument that says what a call does (`bash` command, file path, search pattern, URL), if it has one. */
 export function mainArgument(input: Record<string, unknown>): unknown {
-  return input.command ?? input.path ?? input.pattern;
+  return input.command ?? input.path ?? input.pattern ?? input.url;
 }

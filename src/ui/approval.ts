@@ -23,9 +23,12 @@ export function approvalQuestion(
   show?: (preview: string) => void,
 ): string {
   const main = mainArgument(input);
-  const tool = escapeControls(name).replaceAll("\n", "\\n");
+  const domain = approvalDomain(name, input);
+  const tool = escapeControls(domain ? `${name} (domain ${domain})` : name).replaceAll("\n", "\\n");
   const what = escapeControls(typeof main === "string" ? main : JSON.stringify(input));
-  const choices = "? [y]es / [n]o / [a]lways ";
+  const choices = domain
+    ? `? [y]es / [n]o / [a]lways for ${escapeControls(domain)} `
+    : "? [y]es / [n]o / [a]lways ";
   const lines = what.split("\n").length;
   if (lines === 1) return `Allow ${tool}: ${what}${choices}`;
   if (!show) return `Allow ${tool}: ${what.replaceAll("\n", "\\n")}${choices}`;
@@ -33,9 +36,28 @@ export function approvalQuestion(
   return `Allow ${tool} (the ${lines} lines above)${choices}`;
 }
 
+/** Tools approved per domain rather than per tool: their URL's host. */
+const DOMAIN_TOOLS: readonly string[] = ["web_fetch"];
+
+/** The domain a call of a per-domain tool reaches; undefined for other tools or an unparsable URL. */
+export function approvalDomain(name: string, input: Record<string, unknown>): string | undefined {
+  if (!DOMAIN_TOOLS.includes(name) || typeof input.url !== "string") return undefined;
+  try {
+    return new URL(input.url).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What an "always" answer covers: the tool, or for web_fetch the tool on that domain. */
+function alwaysScope(call: { name: string; input: Record<string, unknown> }): string {
+  const domain = approvalDomain(call.name, call.input);
+  return domain ? `${call.name}@${domain}` : call.name;
+}
+
 /**
- * Approval for mode `ask`: yes, no, or always (this tool, for the rest of the session). Without a
- * prompt every call is denied at once — a headless run never waits on a question. `preview` may
+ * Approval for mode `ask`: yes, no, or always (this tool — for web_fetch this domain — for the rest
+ * of the session). Without a prompt every call is denied at once — a headless run never waits on a question. `preview` may
  * render more of the call (an edit's diff) before the question.
  */
 export function createApprover(
@@ -45,7 +67,7 @@ export function createApprover(
   const always = new Set<string>();
   return async (call): Promise<ApprovalDecision> => {
     if (!prompt) return "deny";
-    if (always.has(call.name)) return "allow";
+    if (always.has(alwaysScope(call))) return "allow";
     await prompt.beforeAsk?.();
     const shown = preview ? await preview(call.name, call.input) : undefined;
     if (shown && prompt.show) prompt.show(shown);
@@ -55,7 +77,7 @@ export function createApprover(
       if (answer === "y" || answer === "yes") return "allow";
       if (answer === "n" || answer === "no" || answer === "") return "deny";
       if (answer === "a" || answer === "always") {
-        always.add(call.name);
+        always.add(alwaysScope(call));
         return "allow";
       }
     }

@@ -90,6 +90,7 @@ describe.each(WIRES)("tools over the $wire wire", ({ wire, model, env }) => {
       "edit_file",
       "write_file",
       "bash",
+      "web_fetch",
       // ion's built-in skills are always there, so the model can always read one.
       "skill",
       "plan",

@@ -10,6 +10,7 @@ import { builtinTools, skillTool } from "../../src/tools/index.ts";
 import { listFilesTool } from "../../src/tools/list-files.ts";
 import { readFileTool } from "../../src/tools/read-file.ts";
 import { skillTool as eagerSkillTool } from "../../src/tools/skill.ts";
+import { webFetchTool } from "../../src/tools/web-fetch.ts";
 import { writeFileTool } from "../../src/tools/write-file.ts";
 
 const dirs: string[] = [];
@@ -18,7 +19,16 @@ afterEach(() => {
 });
 
 test("the offered specs are exactly the tools' own, in order, with the same read-only flags", () => {
-  const own = [readFileTool, listFilesTool, globTool, grepTool, editFileTool, writeFileTool, bashTool];
+  const own = [
+    readFileTool,
+    listFilesTool,
+    globTool,
+    grepTool,
+    editFileTool,
+    writeFileTool,
+    bashTool,
+    webFetchTool,
+  ];
   const offered = builtinTools();
   expect(offered.map((t) => t.spec)).toEqual(own.map((t) => t.spec));
   expect(offered.map((t) => t.readOnly)).toEqual(own.map((t) => t.readOnly));
