@@ -1,5 +1,6 @@
+import type { Config } from "../config/schema.ts";
 import type { Message, TextBlock, ToolUseBlock, UserBlock, UserMessage } from "../providers/types.ts";
-import type { AgentTool, ToolOutcome } from "../tools/types.ts";
+import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
 import type { CompactTrigger, RunResult } from "./events.ts";
 import type { AgentDeps } from "./loop.ts";
 import type { CallReview, CallReviewer, ToolCallRequest } from "./permissions.ts";
@@ -15,6 +16,8 @@ import type { CallReview, CallReviewer, ToolCallRequest } from "./permissions.ts
  *                               before the prompt — a stable prefix for the provider's prompt cache
  *   requestContext              per-request context: recomputed before each model request, placed
  *                               after the conversation, never saved
+ *   beforeTurn                  once the prompt is saved, before the turn's first request: may run a
+ *                               child agent on the turn's model (the plan's designer)
  *   authorize, afterTool, beforeStop, beforeCompact   the loop's seams (see AgentDeps, CallReview)
  */
 
@@ -42,6 +45,19 @@ export interface PromptInfo {
   messages: readonly Message[];
 }
 
+/**
+ * A turn about to make its first request. `ctx` is a tool call's context for work done before it (a
+ * child agent's events carry `ctx.callId` as their parent, its spending rolls into the turn's result).
+ */
+export interface TurnStartInfo {
+  content: readonly UserBlock[];
+  /** The session's configuration (user config with the project's allowed keys). */
+  config: Config;
+  ctx: ToolContext;
+  /** One line for the user (stderr for `ion run`, the chat's transcript). */
+  notice(text: string): void;
+}
+
 /** What `userPromptSubmit` decides: refuse the prompt (the reason is shown to the user), or add context. */
 export type PromptVerdict = { refuse: string } | { context: string };
 
@@ -55,6 +71,7 @@ export interface SessionExtension {
   userPromptSubmit?(prompt: PromptInfo): Promise<PromptVerdict | undefined>;
   turnContext?(prompt: PromptInfo): Promise<string | undefined>;
   requestContext?(messages: readonly Message[]): Promise<string | undefined>;
+  beforeTurn?(turn: TurnStartInfo): Promise<void>;
   authorize?(call: ToolCallRequest): Promise<CallReview | undefined>;
   afterTool?(call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome>;
   beforeStop?(finalText: string): Promise<string | undefined>;
@@ -125,6 +142,15 @@ export class SessionSeams {
       return { source, message: { role: "user", content, context: { source } } };
     });
     return { contexts };
+  }
+
+  /** Whether any extension works before a turn's first request. */
+  hasBeforeTurn(): boolean {
+    return this.extensions.some((extension) => extension.beforeTurn);
+  }
+
+  async beforeTurn(turn: TurnStartInfo): Promise<void> {
+    for (const extension of this.extensions) await extension.beforeTurn?.(turn);
   }
 
   /** The approval policy's reviewers: the extensions that have a say on tool calls. */

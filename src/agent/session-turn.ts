@@ -1,8 +1,9 @@
 import type { Config } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
 import { streamProvider } from "../providers/index.ts";
-import type { Message, ThinkingLevel, Usage } from "../providers/types.ts";
-import type { AgentTool } from "../tools/types.ts";
+import type { Message, ThinkingLevel, Usage, UserBlock } from "../providers/types.ts";
+import type { AgentTool, ChildEvent } from "../tools/types.ts";
+import { ChildSpending } from "./child-usage.ts";
 import { type CompactionRequest, runCompaction } from "./compact-run.ts";
 import type { Conversation } from "./conversation.ts";
 import { type AgentEvent, failedResult, type RunResult } from "./events.ts";
@@ -38,6 +39,8 @@ export interface TurnSetup {
   thinking: ThinkingLevel;
   messages: Message[];
   seams: SessionSeams;
+  /** The turn's prompt (for the extensions' work before its first request). */
+  prompt?: readonly UserBlock[];
 }
 
 export interface TurnPlan {
@@ -135,6 +138,36 @@ export interface TurnObserver {
   contextUsage(usage: Usage | undefined): void;
 }
 
+/**
+ * The extensions' work before the turn's first request (the plan's designer), as a tool call of its
+ * own would do it: its child events are shown (not saved in this conversation), its spending is the turn's.
+ */
+async function* beforeTurn(
+  setup: TurnSetup,
+  turn: TurnPlan,
+  content: readonly UserBlock[],
+  spending: ChildSpending,
+): AsyncGenerator<AgentEvent> {
+  const callId = `before_turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const events: ChildEvent[] = [];
+  await setup.seams.beforeTurn({
+    content,
+    config: setup.config,
+    notice: setup.options.notice,
+    ctx: {
+      cwd: turn.input.cwd,
+      allow: turn.input.workspaceAllow ?? [],
+      signal: turn.input.signal,
+      callId,
+      sessionId: setup.sessionId,
+      emit: (event) => events.push({ ...event, parent_tool_use_id: event.parent_tool_use_id ?? callId }),
+      reportUsage: (usage, cost, model) => spending.report(usage, cost, model),
+      parent: { input: turn.input, deps: turn.deps },
+    },
+  });
+  yield* events;
+}
+
 /** Runs a turn whose prompt is saved: the loop's events, saved as they pass, the result finished. */
 export async function* runTurn(
   setup: TurnSetup,
@@ -144,9 +177,18 @@ export async function* runTurn(
 ): AsyncGenerator<AgentEvent> {
   const stop = new AbortController();
   const turn = planTurn(setup, AbortSignal.any([signal, stop.signal]));
+  const before = new ChildSpending();
+  let pending = setup.seams.hasBeforeTurn();
   for await (const event of savedEvents(runAgent(turn.input, turn.deps), conversation, stop)) {
+    // Right after the turn's init, before its first request (the loop waits for the next pull).
+    if (pending && event.type === "init") {
+      pending = false;
+      yield event;
+      yield* beforeTurn(setup, turn, setup.prompt ?? [], before);
+      continue;
+    }
     if (event.type === "result") {
-      const result = turn.finish(event.result);
+      const result = before.addTo(turn.finish(event.result));
       observer.spent(result);
       yield { type: "result", result };
       continue;

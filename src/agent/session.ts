@@ -268,7 +268,7 @@ export class AgentSession {
       throw saveError(err);
     });
 
-    yield* runTurn(this.turnSetup(), this.record.conversation, signal, {
+    yield* runTurn({ ...this.turnSetup(), prompt: content }, this.record.conversation, signal, {
       note: (text) => {
         // Worth saying once a session.
         if (!this.noticesTold.has(text)) this.options.notice(`note: ${text}`);

@@ -69,6 +69,8 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   const { AgentSession } = await import("../agent/session.ts");
   const { SessionPlan } = await import("../plan/session-plan.ts");
   const { SessionSubagents } = await import("../subagents/session-subagents.ts");
+  // The designer of plan.auto is a subagent of the session.
+  const subagents = new SessionSubagents();
   const { ensureModelConfigured } = await import("./run-model.ts");
   const session: AgentSession = await AgentSession.open({
     cwd,
@@ -88,7 +90,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
     projectTrust,
-    extensions: [...hooks, new SessionPlan(), new SessionSubagents()],
+    extensions: [...hooks, new SessionPlan(subagents), subagents],
     // Without -c a busy latest session is passed over for a new one; `-c` asks for that one.
     skipBusyLatest: args.continue !== true,
     choice: {

@@ -162,6 +162,8 @@ export async function executeRun(
     const { AgentSession } = await import("../agent/session.ts");
     const { SessionPlan } = await import("../plan/session-plan.ts");
     const { SessionSubagents } = await import("../subagents/session-subagents.ts");
+    // The designer of plan.auto is a subagent of the session.
+    const subagents = new SessionSubagents();
     const { ensureModelConfigured } = await import("./run-model.ts");
     const env = process.env;
     session = await AgentSession.open({
@@ -182,7 +184,7 @@ export async function executeRun(
       maxBudgetUsd,
       outputSchema,
       fallbackModel: args["fallback-model"],
-      extensions: [...hooks, new SessionPlan(), new SessionSubagents()],
+      extensions: [...hooks, new SessionPlan(subagents), subagents],
       projectTrust,
       newId,
       approve: notifyingApprover(

@@ -43,6 +43,8 @@ const PROJECT_RULES: RuleTree = {
   providers: { "*": PROVIDER_RULES },
   history: { compact_threshold: "project" },
   network: { idle_timeout_s: "project" },
+  // Planning first with the designer: one more read-only request, a project may want it.
+  plan: { auto: "project" },
   // A bell after a long turn: harmless, a project may choose it.
   chat: { notify_after_s: "project" },
   // How long MCP servers may take: a project may know its servers are slow. It adds no server (those
@@ -122,7 +124,7 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
         `context_window, thinking, providers.<id>.{type,name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
-        `network.idle_timeout_s, chat.notify_after_s and mcp.{startup_timeout_ms,tool_timeout_ms}; set the rest in ${userFile}`,
+        `network.idle_timeout_s, plan.auto, chat.notify_after_s and mcp.{startup_timeout_ms,tool_timeout_ms}; set the rest in ${userFile}`,
     );
   return lines;
 }

@@ -59,6 +59,12 @@ export const ConfigSchema = z.strictObject({
       compact_threshold: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
     }),
   ),
+  plan: z.optional(
+    z.strictObject({
+      /** A user message over 100 characters goes to the designer subagent first; the main agent follows its plan. */
+      auto: z.optional(z.boolean()),
+    }),
+  ),
   network: z.optional(
     z.strictObject({
       /** Seconds a server may stay silent (before the first byte, between chunks) before the attempt fails. */

@@ -74,3 +74,30 @@ test("each plan update is a tool_use line with the items and a tool_result line"
   expect(last).toContain("[in_progress] fix the parser");
   expect(last).toContain("[completed] read the config");
 });
+
+test("plan.auto: the designer's request first, its lines a child's, its plan in the main request", async () => {
+  using box = new Sandbox();
+  await box.writeConfig({ plan: { auto: true } });
+  const from = server.requests.length;
+  server.enqueueReply("openai", {
+    text: "- read the loader\n- change the order",
+    usage: { input: 300, output: 20 },
+  });
+  server.enqueueReply("openai", { text: "Done.", usage: { input: 500, output: 5 } });
+  const prompt =
+    "Refactor the config loader so that project files are read after the user file, and keep every existing test green.";
+  const run = await box.run(["run", "-m", "openai/gpt-4o-mini", "-o", "stream-json", prompt], {
+    env: { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "test-key-plan-stream" },
+  });
+  expect(run.code).toBe(0);
+  expect(run.stderr).toBe("ion: plan.auto: the designer plans this first (one extra request)\n");
+  const lines = jsonLines(run.stdout);
+  const { result } = parseStreamJson(lines);
+  expect(result.result).toBe("Done.");
+  expect(result.usage.input_tokens).toBe(800);
+  const parents = lines.filter((l) => l.type === "assistant").map((l) => l.parent_tool_use_id);
+  expect(parents).toEqual([expect.stringMatching(/^before_turn_/), null]);
+  expect(server.requests.length - from).toBe(2);
+  expect(JSON.stringify(server.requests[from]?.body)).toContain("You are a subagent (designer)");
+  expect(JSON.stringify(server.requests[from + 1]?.body)).toContain("[pending] change the order");
+});
