@@ -19,6 +19,7 @@ const COMMANDS: Record<string, LoadCommand> = {
   models: () => import("./commands/models.ts").then((m) => m.default as CommandDef),
   providers: () => import("./commands/providers.ts").then((m) => m.default as CommandDef),
   skills: () => import("./commands/skills.ts").then((m) => m.default as CommandDef),
+  agents: () => import("./commands/agents.ts").then((m) => m.default as CommandDef),
   mcp: () => import("./commands/mcp.ts").then((m) => m.default as CommandDef),
 };
 
@@ -42,7 +43,7 @@ let streamsInUse = false;
  * Commands that print through util/fd-writer.ts and leave process.stdout/stderr alone unless
  * they need them (a prompt on a terminal): their start-up does without creating the streams (~2 ms).
  */
-const FD_OUTPUT: ReadonlySet<string> = new Set(["run", "models", "skills"]);
+const FD_OUTPUT: ReadonlySet<string> = new Set(["run", "models", "skills", "agents"]);
 /** stderr for such a command's errors (its console may be routed elsewhere). */
 let fdErrors: FdWriter | undefined;
 

@@ -1,3 +1,4 @@
+import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { Message, TextBlock, ToolUseBlock, UserBlock, UserMessage } from "../providers/types.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
@@ -29,6 +30,9 @@ export interface SessionStartInfo {
   /** An existing session continued (`-c`, `-r`, `/resume`), not a new one. */
   resumed: boolean;
   cwd: string;
+  /** The session's environment and configuration (user config with the project's allowed keys). */
+  env?: Env;
+  config?: Config;
   /**
    * Saves an extension's state in the session file (an `extension_state` entry), under the tool call
    * `parentToolUseId` when given (a subagent's transcript); nothing with --no-session.

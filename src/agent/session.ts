@@ -384,7 +384,8 @@ export class AgentSession {
   }
 
   private started(opened: OpenedSession | undefined): Promise<void> {
-    return this.seams.started(this.record.startInfo(opened));
+    const info = this.record.startInfo(opened);
+    return this.seams.started({ ...info, env: this.options.env, config: this.loaded.config });
   }
 
   /** The end seam of the current session, called once. */

@@ -50,6 +50,8 @@ const PROJECT_RULES: RuleTree = {
   // How long MCP servers may take: a project may know its servers are slow. It adds no server (those
   // need trust, below), and a hung call still ends with Ctrl+C.
   mcp: { startup_timeout_ms: "project", tool_timeout_ms: "project" },
+  // Which model explores and how long a child may work: the project's choice, like `model`.
+  subagents: "project",
   tools: "trusted",
   permissions: "trusted",
   hooks: "trusted",

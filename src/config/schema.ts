@@ -85,6 +85,14 @@ export const ConfigSchema = z.strictObject({
       tool_timeout_ms: z.optional(positiveInt.check(z.maximum(86_400_000))),
     }),
   ),
+  subagents: z.optional(
+    z.strictObject({
+      /** The explorer's model (`provider/model` of the session's provider, or a model id); unset: the session's. */
+      fast_model: z.optional(z.string().check(z.minLength(1))),
+      /** Model requests per child agent (default 15). */
+      max_turns: z.optional(positiveInt.check(z.maximum(1000))),
+    }),
+  ),
   memory: z.optional(z.looseObject({})),
   hooks: z.optional(z.record(z.string(), z.unknown())),
   /**

@@ -3,6 +3,7 @@ import type { Message, UserMessage } from "../providers/types.ts";
 import { currentTools } from "../tools/registry.ts";
 import type { SubagentType, TaskRequest } from "../tools/task.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
+import type { CustomAgent } from "./custom-agents.ts";
 
 /**
  * One run of a child agent for a `task` call: the parent's model, cwd, workspace and approval, a
@@ -13,7 +14,7 @@ import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
 
 /** What a child's conversation is saved as, under the call that ran it. */
 export interface ChildTranscript {
-  type: SubagentType;
+  type: string;
   description: string;
   messages: Message[];
 }
@@ -32,6 +33,36 @@ export function childTools(type: SubagentType, parentTools: readonly AgentTool[]
   return offered.filter((tool) => allowed(tool.spec.name));
 }
 
+/**
+ * A custom agent's tools: its `tools` list (all of the parent's when it names none) without its
+ * `disallowedTools`, and never `task`.
+ */
+export function customAgentTools(agent: CustomAgent, parentTools: readonly AgentTool[]): AgentTool[] {
+  const allowed = agent.tools === undefined ? undefined : new Set(agent.tools);
+  const denied = new Set(agent.disallowedTools);
+  return parentTools.filter(
+    (tool) =>
+      tool.spec.name !== "task" &&
+      (allowed === undefined || allowed.has(tool.spec.name)) &&
+      !denied.has(tool.spec.name),
+  );
+}
+
+/** Claude Code's model aliases: ion runs them on the parent's model (its providers differ). */
+const CLAUDE_ALIASES = new Set(["inherit", "sonnet", "opus", "haiku"]);
+
+/**
+ * The model a child runs on, from a custom agent's `model` or `subagents.fast_model`: `<provider>/<model>`
+ * of the parent's provider, or a bare model id of it; else (none, `inherit`, a Claude alias, another
+ * provider) the parent's model — a child shares the parent's provider connection.
+ */
+export function childModel(wanted: string | undefined, providerId: string, parentModel: string): string {
+  if (wanted === undefined || CLAUDE_ALIASES.has(wanted)) return parentModel;
+  const slash = wanted.indexOf("/");
+  if (slash === -1) return wanted;
+  return wanted.slice(0, slash) === providerId ? wanted.slice(slash + 1) : parentModel;
+}
+
 const ROLES: Record<SubagentType, string> = {
   explorer: "find and read what the task asks about; you cannot change files",
   designer: "work out a plan for the task; you cannot change files",
@@ -40,12 +71,18 @@ const ROLES: Record<SubagentType, string> = {
   general: "carry out the task",
 };
 
-function childSystem(parentSystem: string, type: SubagentType): string {
-  return `${parentSystem}\n\nYou are a subagent (${type}) started by another agent: ${ROLES[type]}. Your final message is all it sees of your work: make it a complete, concise answer.`;
+function childSystem(parentSystem: string, type: string, custom?: CustomAgent): string {
+  const role = custom ? "carry out the task as your instructions below say" : ROLES[type as SubagentType];
+  const instructions = custom?.prompt ? `\n\n${custom.prompt}` : "";
+  return `${parentSystem}\n\nYou are a subagent (${type}) started by another agent: ${role}. Your final message is all it sees of your work: make it a complete, concise answer.${instructions}`;
 }
 
 export interface ChildRun {
   request: TaskRequest;
+  /** The custom agent `request.subagent_type` names; undefined for a built-in type. */
+  custom?: CustomAgent | undefined;
+  /** Config `subagents.fast_model`: the explorer's model when set. */
+  fastModel?: string | undefined;
   /** The resumed child's conversation; empty for a new child. */
   history: Message[];
   maxTurns: number;
@@ -54,15 +91,40 @@ export interface ChildRun {
   save(transcript: ChildTranscript): Promise<void>;
 }
 
-export async function runChild({ request, history, maxTurns, ctx, save }: ChildRun): Promise<ToolOutcome> {
+export async function runChild({
+  request,
+  custom,
+  fastModel,
+  history,
+  maxTurns,
+  ctx,
+  save,
+}: ChildRun): Promise<ToolOutcome> {
   const parent = ctx.parent;
   if (!parent) return { content: "task: no parent run to start a subagent from", is_error: true };
   const prompt: UserMessage = { role: "user", content: [{ type: "text", text: request.prompt }] };
   const messages: Message[] = [...history, prompt];
-  const tools = childTools(request.subagent_type, currentTools(parent.input.tools));
+  const parentTools = currentTools(parent.input.tools);
+  const tools = custom
+    ? customAgentTools(custom, parentTools)
+    : childTools(request.subagent_type as SubagentType, parentTools);
+  const wanted = custom ? custom.model : request.subagent_type === "explorer" ? fastModel : undefined;
+  const model = childModel(wanted, parent.input.provider.id, parent.input.model);
+  // Another model than the parent's: the parent's prices, window and limits are not its own.
+  const otherModel =
+    model === parent.input.model
+      ? {}
+      : {
+          model,
+          modelInfo: undefined,
+          price: undefined,
+          contextWindow: undefined,
+          maxOutputTokens: undefined,
+        };
   const input: AgentInput = {
     ...parent.input,
-    system: childSystem(parent.input.system, request.subagent_type),
+    ...otherModel,
+    system: childSystem(parent.input.system, request.subagent_type, custom),
     messages: [...messages],
     tools,
     callable: undefined,

@@ -1,9 +1,11 @@
 import type { SessionExtension, SessionStartInfo } from "../agent/session-extension.ts";
+import type { Env } from "../config/paths.ts";
 import type { Message } from "../providers/types.ts";
 import { taskTool } from "../tools/index.ts";
 import type { TaskRequest, TaskRunner } from "../tools/task.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
 import type { ChildTranscript } from "./child-run.ts";
+import type { CustomAgent } from "./custom-agents.ts";
 
 /** The extension name child transcripts are saved under. */
 export const SUBAGENTS_EXTENSION = "subagents";
@@ -20,10 +22,14 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
   readonly name = SUBAGENTS_EXTENSION;
   private save: SessionStartInfo["saveState"];
   private latest: SessionStartInfo["latestState"];
+  private cwd = process.cwd();
+  private env: Env = process.env;
+  private maxTurns = DEFAULT_CHILD_TURNS;
+  private fastModel: string | undefined;
+  /** The custom agents, read on the first `task` call of a session. */
+  private customAgents: Promise<CustomAgent[]> | undefined;
   /** Children run in this session, by task id: their latest conversation. */
   private readonly children = new Map<string, Message[]>();
-
-  constructor(private readonly maxTurns = DEFAULT_CHILD_TURNS) {}
 
   tools(): AgentTool[] {
     return [taskTool(this)];
@@ -33,9 +39,20 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
     this.save = info.saveState;
     this.latest = info.latestState;
     this.children.clear();
+    this.cwd = info.cwd;
+    this.env = info.env ?? process.env;
+    this.maxTurns = info.config?.subagents?.max_turns ?? DEFAULT_CHILD_TURNS;
+    this.fastModel = info.config?.subagents?.fast_model;
+    this.customAgents = undefined;
   }
 
   async run(request: TaskRequest, ctx: ToolContext): Promise<ToolOutcome> {
+    // Loaded already: the task tool's module, imported on its first call (it brings zod).
+    const { SUBAGENT_TYPES } = await import("../tools/task.ts");
+    const builtin = (SUBAGENT_TYPES as readonly string[]).includes(request.subagent_type);
+    const custom = builtin ? undefined : await this.customAgent(request.subagent_type);
+    if (!builtin && !custom)
+      return { content: await this.unknownType(request.subagent_type, SUBAGENT_TYPES), is_error: true };
     let history: Message[] = [];
     if (request.resume !== undefined) {
       const found = this.transcript(request.resume);
@@ -49,6 +66,8 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
     const { runChild } = await import("./child-run.ts");
     return runChild({
       request,
+      custom,
+      fastModel: this.fastModel,
       history,
       maxTurns: this.maxTurns,
       ctx,
@@ -57,6 +76,22 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
         await this.save?.(SUBAGENTS_EXTENSION, transcript, ctx.callId);
       },
     });
+  }
+
+  private async customAgent(name: string): Promise<CustomAgent | undefined> {
+    this.customAgents ??= import("./custom-agents.ts").then(
+      ({ loadCustomAgents }) => loadCustomAgents({ cwd: this.cwd, env: this.env }).items,
+    );
+    return (await this.customAgents).find((agent) => agent.name === name);
+  }
+
+  /** The tool result for a type that does not exist: every type the model may name instead. */
+  private async unknownType(name: string, builtin: readonly string[]): Promise<string> {
+    const custom = (await this.customAgents) ?? [];
+    const lines = custom.map((agent) => `- ${agent.name}: ${agent.description || "(no description)"}`);
+    const customText =
+      lines.length > 0 ? `\nCustom types:\n${lines.join("\n")}` : "\nNo custom types are defined.";
+    return `task: no subagent type ${name}. Built-in types: ${builtin.join(", ")}.${customText}`;
   }
 
   /** A child's conversation by its task id: run in this process, else saved in the resumed session. */

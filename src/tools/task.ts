@@ -10,7 +10,8 @@ export type SubagentType = (typeof SUBAGENT_TYPES)[number];
 export interface TaskRequest {
   description: string;
   prompt: string;
-  subagent_type: SubagentType;
+  /** A built-in type (SUBAGENT_TYPES) or a custom agent's name (subagents/custom-agents.ts). */
+  subagent_type: string;
   /** The id a previous `task` result named: continue that child's conversation. */
   resume?: string | undefined;
 }
@@ -34,13 +35,19 @@ export function taskTool(runner: TaskRunner): AgentTool {
       "- subagent_type: explorer (default; read-only: find and read code), designer (read-only: work out a plan),",
       "  reviewer (read tools and bash: build, test, analyse; no file edits), researcher (read tools and web_fetch:",
       "  look things up on the web), general (your own tools).",
+      "  The user may define custom agents; a type that does not exist gets the list of all types.",
       "- prompt: everything the subagent needs to know; it does not see your conversation.",
       "- resume: the task id a previous result named, to continue that subagent's conversation.",
     ].join("\n"),
     schema: z.object({
       description: z.string().trim().min(1).max(200).describe("A few words naming the task"),
       prompt: z.string().trim().min(1).describe("The task, in full"),
-      subagent_type: z.enum(SUBAGENT_TYPES).optional().describe("The kind of subagent (default explorer)"),
+      subagent_type: z
+        .string()
+        .trim()
+        .min(1)
+        .optional()
+        .describe("The kind of subagent: a built-in type or a custom agent's name (default explorer)"),
       resume: z.string().trim().min(1).optional().describe("A task id to continue"),
     }),
     readOnly: true,

@@ -1,0 +1,184 @@
+import { type ArgsDef, defineCommand } from "citty";
+import type { Diagnostic } from "../context/diagnostics.ts";
+import type { CustomAgent } from "../subagents/custom-agents.ts";
+import { guardSubcommand, parseStrict } from "./_shared.ts";
+
+/**
+ * `ion agents [list] [--json]`, `ion agents show NAME`: the custom subagent types the `task` tool can
+ * start (subagents/custom-agents.ts), with the files that could not be used. The top level holds flag
+ * definitions only; the loader and table load inside `run()`.
+ */
+
+const cwdArg = {
+  cwd: {
+    type: "string",
+    valueHint: "dir",
+    description: "Look for project agents in this directory instead of the current one",
+  },
+} as const satisfies ArgsDef;
+
+const listArgs = {
+  json: { type: "boolean", description: "Print a JSON array instead of a table" },
+  ...cwdArg,
+} as const satisfies ArgsDef;
+
+const showArgs = {
+  name: { type: "positional", required: false, description: "The agent's name (required)" },
+  ...cwdArg,
+} as const satisfies ArgsDef;
+
+/** One element of `ion agents --json`. */
+export interface AgentListItem {
+  name: string;
+  description: string;
+  source: CustomAgent["source"];
+  path: string;
+  /** ion tool names; null: the parent's tools. */
+  tools: string[] | null;
+  disallowedTools: string[];
+  /** As written; null: the parent's model. */
+  model: string | null;
+}
+
+async function load(cwd: string | undefined) {
+  const { loadCustomAgents } = await import("../subagents/custom-agents.ts");
+  const { SUBAGENT_TYPES } = await import("../tools/task.ts");
+  const loaded = loadCustomAgents({ cwd: cwd ?? process.cwd() });
+  const builtin: readonly string[] = SUBAGENT_TYPES;
+  // A built-in type of the same name is the one `task` starts: say so rather than list a dead file.
+  const shadowed = loaded.items.filter((agent) => builtin.includes(agent.name));
+  const diagnostics: Diagnostic[] = [
+    ...loaded.diagnostics,
+    ...shadowed.map((agent) => ({
+      path: agent.path,
+      severity: "error" as const,
+      message: `${agent.name} is a built-in type; rename the agent to use it`,
+    })),
+  ];
+  const items = loaded.items.filter((agent) => !builtin.includes(agent.name));
+  return { items, diagnostics, builtin };
+}
+
+/** Agent files come from repositories: everything printed from them is made safe for a terminal. */
+async function output() {
+  const { fdWriter, terminal } = await import("../util/fd-writer.ts");
+  const { safeForTerminal } = await import("../util/terminal-text.ts");
+  return { stdout: fdWriter("stdout"), stderr: fdWriter("stderr"), terminal, safe: safeForTerminal };
+}
+
+function report(
+  stderr: { write(text: string): void },
+  diagnostics: readonly Diagnostic[],
+  safe: (text: string) => string,
+): void {
+  for (const d of diagnostics) {
+    const what = d.severity === "error" ? "skipped" : "warning:";
+    stderr.write(`ion: ${what} ${safe(`${d.path}: ${d.message}`)}\n`);
+  }
+}
+
+function displayPath(path: string): string {
+  const home = process.env.HOME;
+  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+}
+
+const toolsText = (agent: CustomAgent) => {
+  const allowed = agent.tools === undefined ? "all" : agent.tools.join(", ") || "none";
+  return agent.disallowedTools.length === 0
+    ? allowed
+    : `${allowed} except ${agent.disallowedTools.join(", ")}`;
+};
+const modelText = (agent: CustomAgent) => agent.model ?? "inherit";
+
+const list = defineCommand({
+  meta: { name: "list", description: "Custom agents with their source, tools and model (the default)" },
+  args: listArgs,
+  async run({ rawArgs }) {
+    const args = parseStrict("agents list", rawArgs, listArgs, 0);
+    const { stdout, stderr, terminal, safe } = await output();
+    const { items, diagnostics, builtin } = await load(args.cwd);
+    if (args.json === true) {
+      const json: AgentListItem[] = items.map((agent) => ({
+        name: agent.name,
+        description: agent.description,
+        source: agent.source,
+        path: agent.path,
+        tools: agent.tools ?? null,
+        disallowedTools: agent.disallowedTools,
+        model: agent.model ?? null,
+      }));
+      stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      const { renderTable } = await import("../ui/table.ts");
+      if (items.length > 0) {
+        const columns = ["NAME", "SOURCE", "TOOLS", "MODEL", "DESCRIPTION"].map((header) => ({ header }));
+        const rows = items.map((agent) => [
+          agent.name,
+          displayPath(agent.path),
+          oneLine(safe(toolsText(agent)), 60),
+          safe(modelText(agent)),
+          oneLine(safe(agent.description), 60),
+        ]);
+        stdout.write(renderTable(columns, rows, { width: terminal().width }));
+      } else
+        stdout.write(
+          "No custom agents (.ion/agents, .claude/agents, or agents/ in ion's config directory).\n",
+        );
+      stdout.write(`Built-in types: ${builtin.join(", ")}\n`);
+    }
+    report(stderr, diagnostics, safe);
+  },
+});
+
+const show = defineCommand({
+  meta: { name: "show", description: "Print a custom agent's settings and instructions" },
+  args: showArgs,
+  async run({ rawArgs }) {
+    const args = parseStrict("agents show", rawArgs, showArgs, 1);
+    const { stdout, stderr, safe } = await output();
+    const { IonError } = await import("../errors.ts");
+    if (typeof args.name !== "string" || args.name === "")
+      throw new IonError("usage", "ion agents show needs an agent name", { hint: "`ion agents` lists them" });
+    const { items, diagnostics } = await load(args.cwd);
+    const agent = items.find((item) => item.name === args.name);
+    // A file that failed to load is the likeliest reason a name is missing: show its problems.
+    report(stderr, diagnostics, safe);
+    if (!agent)
+      throw new IonError("usage", `no custom agent named ${safe(args.name)}`, {
+        hint: "`ion agents` lists them",
+      });
+    const lines = [
+      `name: ${agent.name}`,
+      `description: ${agent.description}`,
+      `source: ${agent.source} (${displayPath(agent.path)})`,
+      `tools: ${toolsText(agent)}`,
+      `model: ${modelText(agent)}`,
+      "",
+      agent.prompt,
+    ];
+    stdout.write(`${safe(lines.join("\n"))}\n`);
+  },
+});
+
+const SUBCOMMANDS = { list, show };
+
+export default defineCommand({
+  meta: { name: "agents", description: "List the custom subagent types or show one" },
+  // Declared here too so that `ion agents --json` reaches the default subcommand.
+  args: listArgs,
+  subCommands: SUBCOMMANDS,
+  default: "list",
+  setup({ rawArgs }) {
+    // The value of `--cwd DIR` is not a subcommand's name (citty skips it the same way).
+    guardSubcommand(
+      "agents",
+      rawArgs.filter((_, i) => rawArgs[i - 1] !== "--cwd"),
+      SUBCOMMANDS,
+    );
+  },
+});
