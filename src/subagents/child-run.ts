@@ -87,7 +87,10 @@ export interface ChildRun {
   history: Message[];
   maxTurns: number;
   ctx: ToolContext;
-  /** Saves the child's conversation (under this call's id) once the child stopped. */
+  /**
+   * Saves the child's conversation (under this call's id) after each of its steps and once it
+   * stopped: a kill mid-child keeps the steps it completed.
+   */
   save(transcript: ChildTranscript): Promise<void>;
 }
 
@@ -137,9 +140,16 @@ export async function runChild({
   };
   const { approval, log, now } = parent.deps;
   let outcome: ToolOutcome = { content: "task: the subagent ended without a result", is_error: true };
+  const transcript = (): ChildTranscript => ({
+    type: request.subagent_type,
+    description: request.description,
+    messages: [...messages],
+  });
   for await (const event of runAgent(input, { stream: parent.deps.stream, approval, log, now })) {
     if (event.type === "assistant" || event.type === "tool_results" || event.type === "user_message")
       messages.push(event.message);
+    // A step is complete once its tool results are in.
+    if (event.type === "tool_results") await save(transcript());
     if (event.type !== "result") {
       ctx.emit?.(event);
       continue;
@@ -164,6 +174,6 @@ export async function runChild({
       },
     };
   }
-  await save({ type: request.subagent_type, description: request.description, messages });
+  await save(transcript());
   return outcome;
 }

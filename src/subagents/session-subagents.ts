@@ -6,11 +6,14 @@ import type { TaskRequest, TaskRunner } from "../tools/task.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
 import type { ChildTranscript } from "./child-run.ts";
 import type { CustomAgent } from "./custom-agents.ts";
+import { Slots } from "./slots.ts";
 
 /** The extension name child transcripts are saved under. */
 export const SUBAGENTS_EXTENSION = "subagents";
 /** A child's model requests at most (config `subagents.max_turns` may lower or raise it). */
 export const DEFAULT_CHILD_TURNS = 15;
+/** Children running at once; more `task` calls wait for a free slot. */
+export const MAX_PARALLEL_CHILDREN = 4;
 
 /**
  * Subagents as a session extension: it adds the `task` tool, saves each child's conversation in the
@@ -30,6 +33,7 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
   private customAgents: Promise<CustomAgent[]> | undefined;
   /** Children run in this session, by task id: their latest conversation. */
   private readonly children = new Map<string, Message[]>();
+  private readonly slots = new Slots(MAX_PARALLEL_CHILDREN);
 
   tools(): AgentTool[] {
     return [taskTool(this)];
@@ -64,18 +68,24 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
       history = found;
     }
     const { runChild } = await import("./child-run.ts");
-    return runChild({
-      request,
-      custom,
-      fastModel: this.fastModel,
-      history,
-      maxTurns: this.maxTurns,
-      ctx,
-      save: async (transcript: ChildTranscript) => {
-        this.children.set(ctx.callId, transcript.messages);
-        await this.save?.(SUBAGENTS_EXTENSION, transcript, ctx.callId);
-      },
-    });
+    const release = await this.slots.take(ctx.signal);
+    if (!release) return { content: "task: cancelled before the subagent started", is_error: true };
+    try {
+      return await runChild({
+        request,
+        custom,
+        fastModel: this.fastModel,
+        history,
+        maxTurns: this.maxTurns,
+        ctx,
+        save: async (transcript: ChildTranscript) => {
+          this.children.set(ctx.callId, transcript.messages);
+          await this.save?.(SUBAGENTS_EXTENSION, transcript, ctx.callId);
+        },
+      });
+    } finally {
+      release();
+    }
   }
 
   private async customAgent(name: string): Promise<CustomAgent | undefined> {

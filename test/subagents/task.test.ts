@@ -154,9 +154,12 @@ describe("the task tool", () => {
     const store = SessionStore.forDataDir(box.dataDir);
     const entries = (await store.load(session.id)).entries;
     const saved = extensionStatesOf(entries, "call_task");
-    expect(saved).toHaveLength(1);
-    expect(saved[0]?.extension).toBe(SUBAGENTS_EXTENSION);
-    const transcript = JSON.stringify(saved[0]?.data);
+    // Saved as it goes: after the child's read step, then once it answered.
+    expect(saved).toHaveLength(2);
+    expect(saved.every((entry) => entry.extension === SUBAGENTS_EXTENSION)).toBe(true);
+    expect(JSON.stringify(saved[0]?.data)).toContain("the answer is 42");
+    expect(JSON.stringify(saved[0]?.data)).not.toContain("CHILD FOUND 42");
+    const transcript = JSON.stringify(saved[1]?.data);
     expect(transcript).toContain("What is in notes.txt?");
     expect(transcript).toContain("CHILD FOUND 42");
     // Never part of the parent's conversation.
