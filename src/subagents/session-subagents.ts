@@ -6,7 +6,7 @@ import type { TaskRequest, TaskRunner } from "../tools/task.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
 import type { ChildTranscript } from "./child-run.ts";
 import type { CustomAgent } from "./custom-agents.ts";
-import { Slots } from "./slots.ts";
+import type { Slots } from "./slots.ts";
 
 /** The extension name child transcripts are saved under. */
 export const SUBAGENTS_EXTENSION = "subagents";
@@ -18,7 +18,9 @@ export const MAX_PARALLEL_CHILDREN = 4;
 /**
  * Subagents as a session extension: it adds the `task` tool, saves each child's conversation in the
  * session file under the call that ran it (an `extension_state` entry with `parent_tool_use_id`), and
- * finds it again for `resume: <id>` — in this process or in a resumed session. The child's code is
+ * finds it again for `resume: <id>` — in this process or in a resumed session. A `subagent_type` is
+ * a built-in type or a custom agent (custom-agents.ts, read on the first call that names one); config
+ * `subagents.max_turns` and `subagents.fast_model` come with the session's start. The child's code is
  * imported on the first `task` call.
  */
 export class SessionSubagents implements SessionExtension, TaskRunner {
@@ -33,7 +35,8 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
   private customAgents: Promise<CustomAgent[]> | undefined;
   /** Children run in this session, by task id: their latest conversation. */
   private readonly children = new Map<string, Message[]>();
-  private readonly slots = new Slots(MAX_PARALLEL_CHILDREN);
+  /** Made on the first `task` call: nothing of subagents loads before the model asks for one. */
+  private slots: Promise<Slots> | undefined;
 
   tools(): AgentTool[] {
     return [taskTool(this)];
@@ -68,7 +71,9 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
       history = found;
     }
     const { runChild } = await import("./child-run.ts");
-    const release = await this.slots.take(ctx.signal);
+    // Set before any await: the calls of one step arrive together and must share one limit.
+    this.slots ??= import("./slots.ts").then(({ Slots }) => new Slots(MAX_PARALLEL_CHILDREN));
+    const release = await (await this.slots).take(ctx.signal);
     if (!release) return { content: "task: cancelled before the subagent started", is_error: true };
     try {
       return await runChild({
