@@ -126,7 +126,7 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
         `context_window, thinking, providers.<id>.{type,name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
-        `network.idle_timeout_s, plan.auto, chat.notify_after_s and mcp.{startup_timeout_ms,tool_timeout_ms}; set the rest in ${userFile}`,
+        `network.idle_timeout_s, plan.auto, chat.notify_after_s, mcp.{startup_timeout_ms,tool_timeout_ms} and subagents.{fast_model,max_turns}; set the rest in ${userFile}`,
     );
   return lines;
 }
