@@ -23,6 +23,7 @@ import { safeForTerminal, safeForTerminalDeep } from "../util/terminal-text.ts";
 import { parseStrict } from "./_shared.ts";
 import { exportArgs, rmArgs, showArgs } from "./sessions.ts";
 import { loadSession, openStore, requireId, resolveId } from "./sessions-common.ts";
+import { childToolNames, childTranscript, supersededChildSaves } from "./sessions-show-children.ts";
 
 /** `ion sessions show ID [--json | --last]`. */
 export async function showSession(rawArgs: string[]): Promise<void> {
@@ -119,6 +120,7 @@ export function renderTranscript(raw: Transcript, style: Style): string {
   const totals = transcriptTotals(t);
   const names = toolNames(entries);
   const kept = firstKept(entries);
+  const superseded = supersededChildSaves(entries);
   const rule = (text: string) => style.cyan(`── ${text} ──`);
   const out: string[] = [
     header.title.trim() || "(untitled session)",
@@ -131,6 +133,12 @@ export function renderTranscript(raw: Transcript, style: Style): string {
   ];
   for (const entry of entries) {
     out.push("");
+    const final = superseded.get(entry.n);
+    if (final !== undefined) {
+      // An earlier save of a child's conversation: the last one (below) holds all of it.
+      out.push(style.dim(`── subagent step saved #${entry.n} (its conversation is at #${final}) ──`));
+      continue;
+    }
     switch (entry.type) {
       case "message": {
         const away = entry.n < kept ? " · compacted away" : "";
@@ -147,9 +155,25 @@ export function renderTranscript(raw: Transcript, style: Style): string {
         out.push(...messageLines(entry, names, style));
         break;
       }
-      case "extension_state":
-        out.push(rule(extensionStateLine(entry, entry.n)));
+      case "extension_state": {
+        const child = childTranscript(entry);
+        if (!child) {
+          out.push(rule(extensionStateLine(entry, entry.n)));
+          break;
+        }
+        out.push(
+          rule(
+            `subagent ${child.type} #${entry.n} for tool call ${entry.parent_tool_use_id}: ${child.description}`,
+          ),
+        );
+        const childNames = childToolNames(child, names);
+        for (const message of child.messages) {
+          const results = message.content.every((b) => b.type === "tool_result");
+          out.push(style.dim(`  ${results ? "tool results" : message.role}:`));
+          out.push(...messageLines({ message }, childNames, style).map((line) => `    ${line}`));
+        }
         break;
+      }
       case "compaction":
         out.push(rule(compactionLine(entry, entry.n)));
         out.push(...indent(entry.summary).map(style.dim));
@@ -166,7 +190,7 @@ export function renderTranscript(raw: Transcript, style: Style): string {
 }
 
 function messageLines(
-  entry: MessageEntry | ContextMessageEntry,
+  entry: { message: MessageEntry["message"] | ContextMessageEntry["message"] },
   names: Map<string, string>,
   style: Style,
 ): string[] {

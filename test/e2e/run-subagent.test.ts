@@ -60,4 +60,16 @@ test("a task call runs a child whose lines carry parent_tool_use_id and whose to
   const toolResult = sent[3]?.messages.find((m) => m.role === "tool");
   expect(String(toolResult?.content)).toContain("It says 42.");
   expect(String(toolResult?.content)).toContain("task id: call_task01");
+
+  // The child's conversation is in the session file and shows once (its last save), under its call.
+  const shown = await box.run(["sessions", "show", result.session_id ?? ""], { env: { NO_COLOR: "1" } });
+  expect(shown.code).toBe(0);
+  expect(shown.stdout.match(/── subagent explorer #\d+ for tool call call_task01: look ──/g)).toHaveLength(1);
+  const shownChild = shown.stdout.slice(shown.stdout.indexOf("── subagent explorer"));
+  expect(shownChild).toContain("    Read notes.txt");
+  expect(shownChild).toContain("    ● read_file");
+  expect(shownChild).toContain("✓ result of read_file");
+  expect(shownChild).toContain("    It says 42.");
+  expect(shown.stdout).not.toContain("extension state");
+  expect(shown.stdout).toMatch(/── subagent step saved #\d+ \(its conversation is at #\d+\) ──/);
 });
