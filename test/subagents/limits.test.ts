@@ -101,7 +101,7 @@ describe("subagent limits and durability", () => {
     expect(MAX_PARALLEL_CHILDREN).toBe(4);
     expect(resultOf(events).is_error).toBe(false);
     expect(server.requests).toHaveLength(7);
-    const last = JSON.stringify((server.requests[6]?.body as { messages: unknown[] }).messages);
+    const last = JSON.stringify((server.requests[6]!.body as { messages: unknown[] }).messages);
     for (const n of [1, 2, 3, 4, 5]) expect(last).toContain(`part ${n} done`);
   });
 
