@@ -97,7 +97,17 @@ function addRule(rules: ToolRules, entry: string, kind: "allow" | "deny"): void 
       hint: `allow the whole tool instead: ${match![1]}`,
     });
   const prefix = pattern.endsWith(":*");
-  rules.bash.push({ command: prefix ? pattern.slice(0, -2).trim() : pattern, prefix });
+  const command = prefix ? pattern.slice(0, -2).trim() : pattern;
+  // Only simple commands run without asking, so a rule with shell syntax could never match.
+  if (NOT_SIMPLE.test(command))
+    throw new IonError(
+      "usage",
+      `${flag}: "${entry}": a pattern with shell syntax (; & | $ < > …) never matches`,
+      {
+        hint: "only a simple command runs without asking; allow its start, e.g. Bash(git log:*)",
+      },
+    );
+  rules.bash.push({ command, prefix });
 }
 
 /** Shell syntax after which a command prefix no longer tells what runs. */

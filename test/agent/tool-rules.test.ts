@@ -30,3 +30,11 @@ test("a disallowed tool wins over an allowed one; Bash(*) is the whole tool", ()
   expect(allowedByRules(rules, { name: "bash", input: { command: "anything; at all" } })).toBe(true);
   expect(allowedByRules(rules, { name: "write_file", input: {} })).toBe(false);
 });
+
+test("a Bash pattern with shell syntax is refused: it could never match", () => {
+  for (const entry of ["Bash(a; b)", "Bash(git log | head:*)", "Bash(echo $HOME)"])
+    expect(() => parseToolRules([entry], [])).toThrow(
+      `--allowedTools: "${entry}": a pattern with shell syntax`,
+    );
+  expect(parseToolRules(["Bash(git log:*)"], []).bash).toEqual([{ command: "git log", prefix: true }]);
+});
