@@ -1,5 +1,5 @@
-import type { Message, ResolvedProvider, StreamFn, ToolSpec, Usage } from "../providers/types.ts";
-import { boundaryEvent, compactMessages } from "./compact.ts";
+import type { Message, ToolSpec, Usage } from "../providers/types.ts";
+import { boundaryEvent, type CompactInput, compactMessages } from "./compact.ts";
 import type { AgentEvent, CompactTrigger } from "./events.ts";
 
 /**
@@ -10,27 +10,14 @@ import type { AgentEvent, CompactTrigger } from "./events.ts";
  * fallback that dropped messages only because of the interrupt.
  */
 
-export interface CompactionRequest {
-  /** The view to compact; not mutated. */
-  messages: readonly Message[];
-  system: string;
+/** What `compactMessages` needs, and the seams around it: the extensions' focus, the price, the clock. */
+export interface CompactionRequest extends CompactInput {
   /** The tools sent with agent requests (counted in the estimates, never sent to the summariser). */
   tools: readonly ToolSpec[];
-  provider: ResolvedProvider;
-  model: string;
-  stream: StreamFn;
-  signal: AbortSignal;
-  window: number | undefined;
-  trigger: CompactTrigger;
-  /** `/compact FOCUS`. */
-  focus?: string | undefined;
-  /** The caller's estimate of the view's size in tokens (default chars/4). */
-  tokensBefore?: number | undefined;
   /** The `beforeCompact` seam: what extensions want the summary to focus on. */
   beforeCompact?: ((trigger: CompactTrigger) => Promise<string | undefined>) | undefined;
   price?: ((usage: Usage) => number | null) | undefined;
   now?: (() => number) | undefined;
-  log?: ((line: string) => void) | undefined;
 }
 
 export interface Compaction {
@@ -45,30 +32,16 @@ export interface Compaction {
 }
 
 export async function runCompaction(request: CompactionRequest): Promise<Compaction> {
-  const now = request.now ?? Date.now;
-  const { trigger, signal } = request;
-  const extra = await request.beforeCompact?.(trigger);
-  const focus = [request.focus?.trim(), extra?.trim()].filter(Boolean).join("\n\n");
+  const { beforeCompact, price, now = Date.now, focus: asked, ...input } = request;
+  const extra = await beforeCompact?.(input.trigger);
+  const focus = [asked?.trim(), extra?.trim()].filter(Boolean).join("\n\n");
   const started = now();
-  const compacted = await compactMessages({
-    messages: request.messages,
-    system: request.system,
-    provider: request.provider,
-    model: request.model,
-    stream: request.stream,
-    signal,
-    window: request.window,
-    trigger,
-    tools: request.tools,
-    ...(focus ? { focus } : {}),
-    ...(request.tokensBefore !== undefined ? { tokensBefore: request.tokensBefore } : {}),
-    ...(request.log ? { log: request.log } : {}),
-  });
+  const compacted = await compactMessages({ ...input, ...(focus ? { focus } : {}) });
   return {
-    boundary: signal.aborted ? undefined : boundaryEvent(trigger, compacted, request.messages),
+    boundary: input.signal.aborted ? undefined : boundaryEvent(input.trigger, compacted, input.messages),
     messages: compacted.messages,
     usage: compacted.usage,
-    costUSD: request.price ? request.price(compacted.usage) : null,
+    costUSD: price ? price(compacted.usage) : null,
     apiMs: now() - started,
   };
 }
