@@ -1,5 +1,6 @@
 import TurndownService from "turndown";
 import { z } from "zod";
+import { messageOf } from "../util/error-text.ts";
 import { defineTool, ToolInputError } from "./define.ts";
 import { isBinary, truncateHead } from "./limits.ts";
 
@@ -94,15 +95,19 @@ export const webFetchTool = defineTool({
     const url = httpUrl(raw);
     const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
     const signal = AbortSignal.any([ctx.signal, timeout]);
+    // The same reasons whether the request or the body failed: a server may stall mid-body.
+    const failure = (err: unknown): Error => {
+      if (err instanceof ToolInputError) return err;
+      if (ctx.signal.aborted) return new ToolInputError(`web_fetch of ${url} was cancelled`);
+      if (timeout.aborted)
+        return new ToolInputError(`web_fetch of ${url} timed out after ${FETCH_TIMEOUT_MS / 1000} s`);
+      return new ToolInputError(`could not fetch ${url}: ${messageOf(err)}`);
+    };
     let fetched: { response: Response; url: URL };
     try {
       fetched = await follow(url, signal);
     } catch (err) {
-      if (err instanceof ToolInputError) throw err;
-      if (ctx.signal.aborted) throw new ToolInputError(`web_fetch of ${url} was cancelled`);
-      if (timeout.aborted)
-        throw new ToolInputError(`web_fetch of ${url} timed out after ${FETCH_TIMEOUT_MS / 1000} s`);
-      throw new ToolInputError(`could not fetch ${url}: ${err instanceof Error ? err.message : String(err)}`);
+      throw failure(err);
     }
     const { response } = fetched;
     const type = (response.headers.get("content-type") ?? "").toLowerCase();
@@ -113,7 +118,9 @@ export const webFetchTool = defineTool({
         `${fetched.url} is not text (${type}); web_fetch only returns text, HTML and JSON`,
       );
     }
-    const { bytes, cut } = await readCapped(response);
+    const { bytes, cut } = await readCapped(response).catch((err: unknown) => {
+      throw failure(err);
+    });
     if (isBinary(bytes))
       throw new ToolInputError(`${fetched.url} is binary content; web_fetch only returns text`);
     const text = new TextDecoder("utf-8").decode(bytes);

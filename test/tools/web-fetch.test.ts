@@ -61,6 +61,16 @@ beforeAll(() => {
           return new Response(null, { status: 301, headers: { location: "file:///etc/passwd" } });
         case "/slow":
           return new Promise<Response>(() => {}); // never answers: only the abort ends it
+        case "/stall-body":
+          // Headers and a first line, then nothing more: the body never ends.
+          return new Response(
+            new ReadableStream({
+              start(controller) {
+                controller.enqueue(new TextEncoder().encode("first line\n"));
+              },
+            }),
+            { headers: { "content-type": "text/plain" } },
+          );
         default:
           return new Response("<p>nothing here</p>", {
             status: 404,
@@ -161,6 +171,18 @@ describe("web_fetch", () => {
     const out = await pending;
     expect(out.is_error).toBe(true);
     expect(out.content).toContain("was cancelled");
+  });
+
+  test("the call's abort signal stops a server that stalls mid-body: an error result, not a crash", async () => {
+    const controller = new AbortController();
+    const pending = webFetchTool.execute(
+      { url: `${base}/stall-body` },
+      { ...ws.ctx, signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(), 100);
+    const out = await pending;
+    expect(out.is_error).toBe(true);
+    expect(out.content).toBe(`web_fetch of ${base}/stall-body was cancelled`);
   });
 
   test("a closed port is an error result, not a crash", async () => {
