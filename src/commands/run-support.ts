@@ -100,18 +100,16 @@ export function cancelOnSignals(controller: AbortController): () => void {
   };
 }
 
-/** `-v`: what fills the window before the turn, one part a line. */
+/**
+ * `-v`: what fills the window before the turn, one part a line. The tools kept behind mcp_search are
+ * told once, by the MCP start-up line just before.
+ */
 export function breakdownLines(breakdown: Awaited<ReturnType<AgentSession["contextBreakdown"]>>): string[] {
   const pct = (share: number | null) => (share === null ? "" : ` (${(share * 100).toFixed(1)}%)`);
   const window = breakdown.contextWindow ?? "unknown";
   return [
     `context: ${breakdown.total} tokens${pct(breakdown.share)} of ${window} before this prompt (estimates)`,
     ...breakdown.rows.map((row) => `  ${row.label}: ${row.tokens}${pct(row.share)}`),
-    ...(breakdown.mcpSearch
-      ? [
-          `  not in the window: ${breakdown.mcpSearch.deferredTools} MCP tools behind mcp_search (~${breakdown.mcpSearch.tokensSaved} tokens saved)`,
-        ]
-      : []),
   ];
 }
 
