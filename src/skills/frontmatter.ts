@@ -8,7 +8,8 @@
  * zod's core for three fields cost ~1 ms of each (the built-in skills are parsed when ion is built).
  *
  *   splitFrontmatter(text) → { yaml, body } | { body } | { error }
- *   parseFrontmatter(yaml) → { data } | { error }
+ *   parseYamlMapping(yaml) → { data } | { error }      the mapping, unchecked (custom agents check their own)
+ *   parseFrontmatter(yaml) → { data } | { error }      with the skill fields checked
  */
 import { messageOf } from "../util/error-text.ts";
 
@@ -54,7 +55,8 @@ export function splitFrontmatter(text: string): Split {
   return { yaml: rest.slice(0, close.index), body: rest.slice(close.index + close[0].length) };
 }
 
-export function parseFrontmatter(yaml: string): { data: Frontmatter } | { error: string } {
+/** The frontmatter's YAML as a mapping (empty YAML is an empty one), its fields not yet checked. */
+export function parseYamlMapping(yaml: string): { data: Record<string, unknown> } | { error: string } {
   let value: unknown;
   try {
     value = yaml.trim() === "" ? {} : Bun.YAML.parse(yaml);
@@ -66,7 +68,13 @@ export function parseFrontmatter(yaml: string): { data: Frontmatter } | { error:
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { error: "the frontmatter must be a YAML mapping (`name: …`, `description: …`)" };
   }
-  const field = wrongField(value as Record<string, unknown>);
-  if (field === undefined) return { data: value as Frontmatter };
+  return { data: value as Record<string, unknown> };
+}
+
+export function parseFrontmatter(yaml: string): { data: Frontmatter } | { error: string } {
+  const mapping = parseYamlMapping(yaml);
+  if ("error" in mapping) return mapping;
+  const field = wrongField(mapping.data);
+  if (field === undefined) return { data: mapping.data as Frontmatter };
   return { error: `${field}: expected ${EXPECTED[field]}` };
 }

@@ -4,7 +4,7 @@ import { configDir, type Env } from "../config/paths.ts";
 import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
 import { ioReason } from "../context/diagnostics.ts";
 import { CLAUDE_TOOL_NAMES } from "../hooks/config.ts";
-import { splitFrontmatter } from "../skills/frontmatter.ts";
+import { parseYamlMapping, splitFrontmatter } from "../skills/frontmatter.ts";
 import { findGitRoot } from "../util/git.ts";
 import { readProjectFile } from "../util/project-file.ts";
 
@@ -143,15 +143,9 @@ export function parseAgentFile(
   const split = splitFrontmatter(text);
   if ("error" in split) return split;
   if (!("yaml" in split)) return { error: "no frontmatter (`---` with name and description)" };
-  let data: unknown;
-  try {
-    data = split.yaml.trim() === "" ? {} : Bun.YAML.parse(split.yaml);
-  } catch (err) {
-    return { error: `invalid YAML in the frontmatter: ${ioReason(err).replace(/^YAML Parse error: /, "")}` };
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data))
-    return { error: "the frontmatter must be a YAML mapping (`name: …`, `description: …`)" };
-  const fields = data as Record<string, unknown>;
+  const mapping = parseYamlMapping(split.yaml);
+  if ("error" in mapping) return mapping;
+  const fields = mapping.data;
   const name = fields.name ?? basename(origin.path, ".md");
   if (typeof name !== "string" || !NAME.test(name))
     return { error: "name: expected a word of letters, digits, '-', '_' or '.'" };
