@@ -68,26 +68,23 @@ export async function trustCommand(rawArgs: string[]): Promise<void> {
 
 function directory(given: string | undefined): string {
   const dir = resolve(given ?? process.cwd());
-  let isDir = false;
-  try {
-    isDir = statSync(dir).isDirectory();
-  } catch (err) {
-    const code = errnoOf(err);
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
-  }
-  if (!isDir) throw new IonError("usage", `${given ?? dir}: not a directory`);
+  if (!isDirectory(dir)) throw new IonError("usage", `${given ?? dir}: not a directory`);
   return dir;
 }
 
-function statusOf(path: string, record: TrustRecord, env: Env): TrustedProjectItem["status"] {
-  let isDir = false;
+/** A directory is at `path` (links followed); false when nothing is there. */
+function isDirectory(path: string): boolean {
   try {
-    isDir = statSync(path).isDirectory();
+    return statSync(path).isDirectory();
   } catch (err) {
     const code = errnoOf(err);
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+    if (code === "ENOENT" || code === "ENOTDIR") return false;
+    throw err;
   }
-  if (!isDir) return "missing";
+}
+
+function statusOf(path: string, record: TrustRecord, env: Env): TrustedProjectItem["status"] {
+  if (!isDirectory(path)) return "missing";
   return projectRunnables(path, env, path).hash === record.hash ? "unchanged" : "changed";
 }
 
