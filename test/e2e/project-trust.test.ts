@@ -5,7 +5,7 @@
  * `ion config trust` remembers, `--list` shows, `--revoke` forgets; a change asks again; `/trust` in chat.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
@@ -167,6 +167,38 @@ describe("trusting a project", () => {
     expect(missing.code).toBe(64);
     expect(missing.stderr).toContain("not a directory");
     expect(existsSync(store(box))).toBe(false);
+  });
+
+  test("--list says a trusted project's directory is gone", async () => {
+    using box = new Sandbox();
+    const gone = join(box.root, "gone");
+    mkdirSync(gone);
+    expect((await box.run(["config", "trust", gone], { env: box.env(env) })).code).toBe(0);
+    rmSync(gone, { recursive: true });
+    const json = await box.run(["config", "trust", "--list", "--json"], { env: box.env(env) });
+    expect(JSON.parse(json.stdout)).toEqual([
+      { path: join(realpathSync(box.root), "gone"), trusted_at: expect.any(String), status: "missing" },
+    ]);
+    const list = await box.run(["config", "trust", "--list"], { env: box.env(env) });
+    expect(list.stdout).toContain("directory gone");
+  });
+
+  test("a store that is not ion's is an error naming it: trusting or revoking never rewrites it", async () => {
+    using box = new Sandbox();
+    project(box);
+    for (const corrupt of ["{ not json", JSON.stringify({ version: 1, projects: { "/other": "x" } })]) {
+      write(store(box), corrupt);
+      for (const args of [
+        ["config", "trust"],
+        ["config", "trust", "--revoke"],
+        ["config", "trust", "--list"],
+      ]) {
+        const result = await box.run(args, { env: box.env(env) });
+        expect(result.code).not.toBe(0);
+        expect(result.stderr).toContain(store(box));
+        expect(readFileSync(store(box), "utf8")).toBe(corrupt);
+      }
+    }
   });
 });
 
