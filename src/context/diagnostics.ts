@@ -4,7 +4,10 @@
  *
  *   Loaded<T> = { items: T[]; diagnostics: Diagnostic[] }
  *   formatDiagnostic(d) → "warning: <path>: <message>"
+ *   listDir(path, diagnostics) → Dirent[]          a missing directory is none; an unreadable one a warning
  */
+import { type Dirent, readdirSync } from "node:fs";
+import { errnoOf } from "../util/error-text.ts";
 
 export interface Diagnostic {
   /** The file (or directory) it is about. */
@@ -35,4 +38,16 @@ export function ioReason(err: unknown): string {
     return match?.[1] ?? err.message;
   }
   return String(err);
+}
+
+/** A directory of the user's files, sorted by name. Most such directories do not exist: the normal case. */
+export function listDir(path: string, diagnostics: Diagnostic[]): Dirent[] {
+  try {
+    return readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code !== "ENOENT" && code !== "ENOTDIR")
+      diagnostics.push({ path, severity: "warning", message: `cannot list it (${ioReason(err)})` });
+    return [];
+  }
 }

@@ -1,8 +1,8 @@
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { configDir, type Env, homeDirIfKnown } from "../config/paths.ts";
 import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
-import { ioReason } from "../context/diagnostics.ts";
+import { ioReason, listDir } from "../context/diagnostics.ts";
 import { findGitRoot } from "../util/git.ts";
 import { readProjectFile } from "../util/project-file.ts";
 import { parsedBuiltinSkills } from "./builtin.ts" with { type: "macro" };
@@ -96,19 +96,9 @@ function withAvailability(draft: SkillDraft, which: (program: string) => string 
 
 /** The skills of one directory, in name order; a folder beats a same-named `.md` file beside it. */
 function loadDir(dir: SkillDir, diagnostics: Diagnostic[]): SkillDraft[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir.path, { withFileTypes: true });
-  } catch (err) {
-    const code = err instanceof Error && "code" in err ? err.code : undefined;
-    // Most of the four directories do not exist; that is the normal case, not a problem.
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
-    diagnostics.push({ path: dir.path, severity: "warning", message: `cannot list it (${ioReason(err)})` });
-    return [];
-  }
   const folders: SkillDraft[] = [];
   const files: SkillDraft[] = [];
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of listDir(dir.path, diagnostics)) {
     if (entry.name.startsWith(".")) continue;
     const path = join(dir.path, entry.name);
     const kind = entryKind(entry, path, diagnostics);

@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { configDir, type Env } from "../config/paths.ts";
 import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
-import { ioReason } from "../context/diagnostics.ts";
+import { ioReason, listDir } from "../context/diagnostics.ts";
 import { CLAUDE_TOOL_NAMES } from "../hooks/config.ts";
 import { parseYamlMapping, splitFrontmatter } from "../skills/frontmatter.ts";
 import { findGitRoot } from "../util/git.ts";
@@ -83,18 +83,11 @@ export function loadCustomAgents(options: AgentOptions): Loaded<CustomAgent> {
 }
 
 function loadDir(dir: AgentDir, diagnostics: Diagnostic[]): CustomAgent[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir.path).filter((name) => name.endsWith(".md") && !name.startsWith("."));
-  } catch (err) {
-    const code = err instanceof Error && "code" in err ? err.code : undefined;
-    // Most of these directories do not exist: the normal case.
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
-    diagnostics.push({ path: dir.path, severity: "warning", message: `cannot list it (${ioReason(err)})` });
-    return [];
-  }
+  const names = listDir(dir.path, diagnostics)
+    .map((entry) => entry.name)
+    .filter((name) => name.endsWith(".md") && !name.startsWith("."));
   const agents: CustomAgent[] = [];
-  for (const name of names.sort()) {
+  for (const name of names) {
     const path = join(dir.path, name);
     const text = readText(path, dir, diagnostics);
     if (text === undefined) continue;
