@@ -189,6 +189,33 @@ jq -n '{systemMessage: "allowed by policy", hookSpecificOutput: {hookEventName: 
       box.notices.filter((line) => line.includes("exited with 1") && line.includes("something broke")),
     ).toHaveLength(1);
   });
+
+  test("a hook script that is not executable warns once (exit 126) and the call runs; a broken JSON answer is ignored", async () => {
+    const box = sandbox({});
+    const locked = join(box.root, "locked.sh");
+    writeFileSync(locked, "#!/usr/bin/env bash\nexit 2\n"); // never runs: no execute bit
+    chmodSync(locked, 0o644);
+    // Exit 0 with stdout that starts like JSON but is not: no decision, as for plain output.
+    const garbled = script(box, "garbled.sh", `echo '{"decision": "block", '`);
+    writeFileSync(
+      join(box.root, "config", "config.json"),
+      JSON.stringify({ hooks: { PreToolUse: [hook(locked), hook(garbled)] } }),
+    );
+    const session = await open(box, { yes: true });
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "echo ran > out.txt" } }],
+    });
+    server.enqueueReply("openai", { text: "ok" });
+    await collectEvents(session.turn(text("go"), signal()));
+    await session.close();
+    expect(readFileSync(join(box.cwd, "out.txt"), "utf8")).toBe("ran\n");
+    const warnings = box.notices.filter((line) => line.startsWith("warning: PreToolUse hook"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`exited with 126: ${locked}`);
+    expect(warnings[0]).toContain("Permission denied");
+    const tool = bodyOf(1).messages.find((m) => m.role === "tool");
+    expect(JSON.stringify(tool)).not.toContain("block");
+  });
 });
 
 describe("PostToolUse", () => {
