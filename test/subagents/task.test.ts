@@ -17,6 +17,7 @@ import type { UserBlock } from "../../src/providers/types.ts";
 import { SessionSubagents, SUBAGENTS_EXTENSION } from "../../src/subagents/session-subagents.ts";
 import { streamJsonRenderer } from "../../src/ui/stream-json.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
+import { errorReply } from "../support/wire-scripts.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
 const dirs: string[] = [];
@@ -203,6 +204,26 @@ describe("the task tool", () => {
     await session.close();
     expect(server.requests).toHaveLength(2);
     expect(JSON.stringify(bodyOf(1).messages)).toContain("no subagent with id nope");
+  });
+
+  test("a child whose provider request fails (401): the parent gets an error result and goes on", async () => {
+    const box = sandbox();
+    const session = await AgentSession.open(options(box));
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_task", name: "task", input: { description: "look", prompt: "find it" } }],
+    });
+    server.enqueue({ ...(await errorReply("openai", 401)), pathSuffix: "/chat/completions" });
+    server.enqueueReply("openai", { text: "The subagent could not run." });
+    const events = await collectEvents(session.turn(text("go"), signal()));
+    await session.close();
+    expect(server.requests).toHaveLength(3);
+    const tool = bodyOf(2).messages.find((m) => m.role === "tool");
+    expect(String(tool?.content)).toStartWith("subagent failed (error_during_execution)");
+    expect(String(tool?.content)).toContain("task id: call_task");
+    expect(String(tool?.content)).toContain("invalid API key for openai");
+    const toolEvent = events.find((e) => e.type === "tool_results");
+    expect(JSON.stringify(toolEvent)).toContain('"is_error":true');
+    expect(resultOf(events)).toMatchObject({ subtype: "success", result: "The subagent could not run." });
   });
 
   test("the parent's abort cancels the child's request", async () => {
