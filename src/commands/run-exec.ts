@@ -5,6 +5,7 @@ import type { SessionEndReason } from "../agent/session-extension.ts";
 import { IonError } from "../errors.ts";
 import { SessionInUseError } from "../history/session-errors.ts";
 import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
+import type { ApprovalPrompt } from "../ui/approval.ts";
 import { jsonLine, OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
 import { fdWriter } from "../util/fd-writer.ts";
@@ -28,6 +29,26 @@ import { runTrustGate } from "./trust-gate.ts";
 
 const DEFAULT_MAX_TURNS = 50;
 
+type RunArgs = ReturnType<typeof parseArgs<typeof runArgs>>;
+
+/** What every part of a run writes through and checks: the flags, the streams, the cancel signal. */
+interface RunIo {
+  args: RunArgs;
+  /** The repeatable flags, every value given. */
+  repeated: Record<string, string[]>;
+  format: OutputFormat;
+  stdout: ReturnType<typeof fdWriter>;
+  tty: { stdin: boolean; stdout: boolean; stderr: boolean };
+  streamInput: boolean;
+  /** `ion: …` on stderr. */
+  notice: (line: string) => void;
+  /** `-v`'s lines on stderr; undefined without -v. */
+  log: ((line: string) => void) | undefined;
+  prompt: (ApprovalPrompt & { close(): void }) | undefined;
+  controller: AbortController;
+  newId: string;
+}
+
 /**
  * `ion run`: one turn of an agent session (one per stdin line with --input-format stream-json). It
  * prints through fd writers, not process.stdout/stderr (see util/stdout.ts: ~2 ms of start-up).
@@ -35,30 +56,12 @@ const DEFAULT_MAX_TURNS = 50;
 export async function executeRun(
   rawArgs: string[],
   /** The flags as citty already parsed them for the command (parsing again costs ~1 ms). */
-  parsed?: ReturnType<typeof parseArgs<typeof runArgs>>,
+  parsed?: RunArgs,
 ): Promise<void> {
   const newId = Bun.randomUUIDv7();
   const stdout = fdWriter("stdout");
   const stderr = fdWriter("stderr");
-  let repeated: Record<string, string[]>;
-  let args: ReturnType<typeof parseArgs<typeof runArgs>>;
-  let format: OutputFormat;
-  try {
-    repeated = checkFlags("run", rawArgs, runArgs, ["file", "allowed-tools", "disallowed-tools", "add-dir"]);
-    // A plain copy: citty's result is a Proxy that camel- and kebab-cases, character by character, the
-    // name of each flag read but not given (~20 here); that many calls had JavaScriptCore optimize the
-    // helper, and its optimizing compiler is ~2 MB more of the binary paged in (peak RSS of run "hi").
-    // citty stores a given flag under each of its spellings, so the copy reads the same values.
-    args = { ...(parsed ?? parseArgs(rawArgs, runArgs)) };
-    format = parseChoice<OutputFormat>("--output-format", String(args["output-format"]), OUTPUT_FORMATS);
-  } catch (err) {
-    // The one result object is promised whatever happened: a usage error too, then exit 64.
-    const asked = requestedFormat(rawArgs);
-    if (asked === "json" || asked === "stream-json")
-      // The arguments did not parse, so no prompt is known and nothing was saved: no session to name.
-      stdout.write(jsonLine({ ...setupFailure(err, null), uuid: Bun.randomUUIDv7() }));
-    throw err;
-  }
+  const { args, repeated, format } = parseRunArgs(rawArgs, parsed, stdout);
   // Before any request: with stdout closed (`>&-`) the answer could only be lost.
   if (closedByCaller(1))
     throw new IonError("io", "cannot write to stdout: it is closed (EBADF), so the answer would be lost", {
@@ -66,24 +69,43 @@ export async function executeRun(
     });
   const { createRenderer } = await import("../ui/renderer.ts");
   const { colorEnabled } = await import("../ui/style.ts");
-  const stdoutIsTTY = isTerminal(1);
-  const stderrIsTTY = isTerminal(2);
-  const stdinIsTTY = isTerminal(0);
+  const tty = { stdin: isTerminal(0), stdout: isTerminal(1), stderr: isTerminal(2) };
   const verbose = args.verbose === true;
   const renderer: Renderer = await createRenderer(format, {
     stdout,
     stderr,
-    stdoutIsTTY,
-    stderrIsTTY,
+    stdoutIsTTY: tty.stdout,
+    stderrIsTTY: tty.stderr,
     quiet: args.quiet === true,
     verbose,
     partial: args.partial === true,
-    color: colorEnabled(stderrIsTTY),
+    color: colorEnabled(tty.stderr),
   });
   const log = verbose ? (line: string) => stderr.write(`${safeForTerminal(line)}\n`) : undefined;
   routeConsole(log);
   routeProcessWarnings(log);
 
+  const controller = new AbortController();
+  const release = cancelOnSignals(controller);
+  const streamInput = args["input-format"] === "stream-json";
+  // Ask only on a terminal: a headless run is denied at once and never waits on a prompt.
+  const asks = tty.stdin && !streamInput;
+  // The prompt reads and writes through process.stdin/stderr: listen for their failures too.
+  if (asks) useProcessStreams();
+  const prompt = asks ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.()) : undefined;
+  const io: RunIo = {
+    args,
+    repeated,
+    format,
+    stdout,
+    tty,
+    streamInput,
+    notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
+    log,
+    prompt,
+    controller,
+    newId,
+  };
   let session: AgentSession | undefined;
   // What a failure needs to name (or save) its session; run-failure.ts loads only when a run fails.
   const failureContext = () => ({
@@ -95,134 +117,10 @@ export async function executeRun(
     prompt: streamInput || args._.join(" ").trim() === "-" ? "" : args._.join(" ").trim(),
   });
   let turns: Iterable<UserBlock[]> | AsyncIterable<UserBlock[]>;
-  const controller = new AbortController();
-  const release = cancelOnSignals(controller);
-  const streamInput = args["input-format"] === "stream-json";
-  // Ask only on a terminal: a headless run is denied at once and never waits on a prompt.
-  const asks = stdinIsTTY && !streamInput;
-  // The prompt reads and writes through process.stdin/stderr: listen for their failures too.
-  if (asks) useProcessStreams();
-  const prompt = asks ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.()) : undefined;
   try {
-    const inputFormat = args["input-format"];
-    if (inputFormat !== undefined) parseChoice("--input-format", inputFormat, ["text", "stream-json"]);
-    if (streamInput && format !== "stream-json")
-      throw new IonError("usage", "--input-format stream-json needs -o stream-json");
-    if (streamInput && (args._.length > 0 || (repeated.file ?? []).length > 0))
-      throw new IonError(
-        "usage",
-        "with --input-format stream-json the messages come from stdin, not arguments",
-      );
-    const cwd = workspaceRoot(args.cwd);
-    const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
-    const maxTurns = args["max-turns"]
-      ? parsePositiveInt("--max-turns", args["max-turns"])
-      : DEFAULT_MAX_TURNS;
-    const permissions = permissionFlags(args);
-    // A file the answer cannot be written to is refused before anything is sent (and paid for).
-    const lastMessage = args["output-last-message"];
-    if (lastMessage !== undefined) (await import("./run-flags-ci.ts")).checkLastMessageFile(lastMessage);
-    const budget = args["max-budget-usd"];
-    const maxBudgetUsd =
-      budget === undefined ? undefined : (await import("../agent/budget.ts")).parseBudget(budget);
-    const schemaFlag = args["json-schema"];
-    const outputSchema =
-      schemaFlag === undefined
-        ? undefined
-        : await (await import("../agent/structured-output.ts")).loadOutputSchema(schemaFlag, cwd);
-    // Loaded only for a run that uses these flags: a plain run stays as light as it was.
-    const toolFlags = ["allowed-tools", "disallowed-tools", "add-dir"].some((flag) => repeated[flag]?.length)
-      ? (await import("./run-flags-ci.ts")).runToolFlags(repeated, (line) =>
-          stderr.write(`ion: ${safeForTerminal(line)}\n`),
-        )
-      : { toolRules: undefined, addDirs: [] };
-    const projectTrust = await runTrustGate({
-      cwd,
-      flag: args["trust-project"] === true,
-      prompt: stderrIsTTY ? prompt : undefined,
-      signal: controller.signal,
-      notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
-    });
-    // Loads src/hooks only when a hook is configured.
-    const { notifyingApprover, sessionHooks } = await import("../config/hook-sources.ts");
-    const hooks = await sessionHooks({
-      cwd,
-      env: process.env,
-      projectTrust,
-      mode: permissions.mode ?? (args.yes === true ? "auto" : "ask"),
-      notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
-      onResponse:
-        format === "stream-json"
-          ? (response) =>
-              stdout.write(
-                jsonLine({ type: "system", subtype: "hook_response", ...response, uuid: Bun.randomUUIDv7() }),
-              )
-          : undefined,
-    });
-    const { AgentSession } = await import("../agent/session.ts");
-    const { SessionPlan } = await import("../plan/session-plan.ts");
-    const { SessionSubagents } = await import("../subagents/session-subagents.ts");
-    // The designer of plan.auto is a subagent of the session.
-    const subagents = new SessionSubagents();
-    const { ensureModelConfigured } = await import("./run-model.ts");
-    const env = process.env;
-    session = await AgentSession.open({
-      cwd,
-      env,
-      model: args.model,
-      thinking,
-      system: args.system,
-      appendSystem: args["append-system-prompt"],
-      skill: args.skill,
-      yes: args.yes === true,
-      mode: permissions.mode,
-      acceptEdits: permissions.acceptEdits,
-      toolRules: toolFlags.toolRules,
-      addDirs: toolFlags.addDirs,
-      noTools: args.tools === false,
-      maxTurns,
-      maxBudgetUsd,
-      outputSchema,
-      fallbackModel: args["fallback-model"],
-      extensions: [...hooks, new SessionPlan(subagents), subagents],
-      projectTrust,
-      newId,
-      approve: notifyingApprover(
-        prompt
-          ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, colorEnabled(stderrIsTTY))
-          : undefined,
-        hooks,
-        (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
-      ),
-      notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
-      log,
-      // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
-      ensureModel: () =>
-        ensureModelConfigured({
-          interactive: format === "text" && stdinIsTTY && stdoutIsTTY,
-          cwd,
-          env,
-        }),
-      choice: {
-        continueLatest: args.continue === true,
-        resume: args.resume,
-        noSession: args.session === false,
-      },
-    });
-    if (streamInput) {
-      const { userMessages } = await import("./run-stream-input.ts");
-      turns = userMessages(process.stdin, (line) => stderr.write(`ion: ${line}\n`));
-    } else {
-      const { buildUserContent, stdinReader } = await import("./run-input.ts");
-      const content = await buildUserContent({
-        prompt: args._.join(" "),
-        files: repeated.file ?? [],
-        cwd,
-        stdinIsTTY,
-        readStdin: stdinReader(session, controller.signal, log),
-      });
-      turns = [content];
-    }
+    const flags = await readRunFlags(io);
+    session = await openRunSession(io, flags, colorEnabled(tty.stderr));
+    turns = await userTurns(io, session, flags.cwd, (line) => stderr.write(`ion: ${line}\n`));
     if (log) for (const line of breakdownLines(await session.contextBreakdown())) log(line);
   } catch (err) {
     prompt?.close();
@@ -283,4 +181,171 @@ export async function executeRun(
     await saveLastMessage(lastMessageFile, result, (line) => stderr.write(line));
   }
   exitFor(result);
+}
+
+/** The flags as given; a usage error still owes a json/stream-json consumer its one result object. */
+function parseRunArgs(
+  rawArgs: string[],
+  parsed: RunArgs | undefined,
+  stdout: ReturnType<typeof fdWriter>,
+): { args: RunArgs; repeated: Record<string, string[]>; format: OutputFormat } {
+  try {
+    const repeated = checkFlags("run", rawArgs, runArgs, [
+      "file",
+      "allowed-tools",
+      "disallowed-tools",
+      "add-dir",
+    ]);
+    // A plain copy: citty's result is a Proxy that camel- and kebab-cases, character by character, the
+    // name of each flag read but not given (~20 here); that many calls had JavaScriptCore optimize the
+    // helper, and its optimizing compiler is ~2 MB more of the binary paged in (peak RSS of run "hi").
+    // citty stores a given flag under each of its spellings, so the copy reads the same values.
+    const args: RunArgs = { ...(parsed ?? parseArgs(rawArgs, runArgs)) };
+    const format = parseChoice<OutputFormat>(
+      "--output-format",
+      String(args["output-format"]),
+      OUTPUT_FORMATS,
+    );
+    return { args, repeated, format };
+  } catch (err) {
+    // The one result object is promised whatever happened: a usage error too, then exit 64.
+    const asked = requestedFormat(rawArgs);
+    if (asked === "json" || asked === "stream-json")
+      // The arguments did not parse, so no prompt is known and nothing was saved: no session to name.
+      stdout.write(jsonLine({ ...setupFailure(err, null), uuid: Bun.randomUUIDv7() }));
+    throw err;
+  }
+}
+
+/** The flags that shape the session, checked (and their files read) before anything is sent. */
+async function readRunFlags({ args, repeated, format, streamInput, notice }: RunIo) {
+  const inputFormat = args["input-format"];
+  if (inputFormat !== undefined) parseChoice("--input-format", inputFormat, ["text", "stream-json"]);
+  if (streamInput && format !== "stream-json")
+    throw new IonError("usage", "--input-format stream-json needs -o stream-json");
+  if (streamInput && (args._.length > 0 || (repeated.file ?? []).length > 0))
+    throw new IonError(
+      "usage",
+      "with --input-format stream-json the messages come from stdin, not arguments",
+    );
+  const cwd = workspaceRoot(args.cwd);
+  const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
+  const maxTurns = args["max-turns"] ? parsePositiveInt("--max-turns", args["max-turns"]) : DEFAULT_MAX_TURNS;
+  const permissions = permissionFlags(args);
+  // A file the answer cannot be written to is refused before anything is sent (and paid for).
+  const lastMessage = args["output-last-message"];
+  if (lastMessage !== undefined) (await import("./run-flags-ci.ts")).checkLastMessageFile(lastMessage);
+  const budget = args["max-budget-usd"];
+  const maxBudgetUsd =
+    budget === undefined ? undefined : (await import("../agent/budget.ts")).parseBudget(budget);
+  const schemaFlag = args["json-schema"];
+  const outputSchema =
+    schemaFlag === undefined
+      ? undefined
+      : await (await import("../agent/structured-output.ts")).loadOutputSchema(schemaFlag, cwd);
+  // Loaded only for a run that uses these flags: a plain run stays as light as it was.
+  const toolFlags = ["allowed-tools", "disallowed-tools", "add-dir"].some((flag) => repeated[flag]?.length)
+    ? (await import("./run-flags-ci.ts")).runToolFlags(repeated, notice)
+    : { toolRules: undefined, addDirs: [] };
+  return { cwd, thinking, maxTurns, permissions, maxBudgetUsd, outputSchema, toolFlags };
+}
+
+/** The project's trust, its hooks and extensions, then the session itself (new, continued or resumed). */
+async function openRunSession(
+  io: RunIo,
+  flags: Awaited<ReturnType<typeof readRunFlags>>,
+  color: boolean,
+): Promise<AgentSession> {
+  const { args, format, stdout, tty, prompt, notice } = io;
+  const { cwd, permissions, toolFlags } = flags;
+  const projectTrust = await runTrustGate({
+    cwd,
+    flag: args["trust-project"] === true,
+    prompt: tty.stderr ? prompt : undefined,
+    signal: io.controller.signal,
+    notice,
+  });
+  // Loads src/hooks only when a hook is configured.
+  const { notifyingApprover, sessionHooks } = await import("../config/hook-sources.ts");
+  const hooks = await sessionHooks({
+    cwd,
+    env: process.env,
+    projectTrust,
+    mode: permissions.mode ?? (args.yes === true ? "auto" : "ask"),
+    notice,
+    onResponse:
+      format === "stream-json"
+        ? (response) =>
+            stdout.write(
+              jsonLine({ type: "system", subtype: "hook_response", ...response, uuid: Bun.randomUUIDv7() }),
+            )
+        : undefined,
+  });
+  const { AgentSession } = await import("../agent/session.ts");
+  const { SessionPlan } = await import("../plan/session-plan.ts");
+  const { SessionSubagents } = await import("../subagents/session-subagents.ts");
+  // The designer of plan.auto is a subagent of the session.
+  const subagents = new SessionSubagents();
+  const { ensureModelConfigured } = await import("./run-model.ts");
+  const env = process.env;
+  return AgentSession.open({
+    cwd,
+    env,
+    model: args.model,
+    thinking: flags.thinking,
+    system: args.system,
+    appendSystem: args["append-system-prompt"],
+    skill: args.skill,
+    yes: args.yes === true,
+    mode: permissions.mode,
+    acceptEdits: permissions.acceptEdits,
+    toolRules: toolFlags.toolRules,
+    addDirs: toolFlags.addDirs,
+    noTools: args.tools === false,
+    maxTurns: flags.maxTurns,
+    maxBudgetUsd: flags.maxBudgetUsd,
+    outputSchema: flags.outputSchema,
+    fallbackModel: args["fallback-model"],
+    extensions: [...hooks, new SessionPlan(subagents), subagents],
+    projectTrust,
+    newId: io.newId,
+    approve: notifyingApprover(
+      prompt ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, color) : undefined,
+      hooks,
+      notice,
+    ),
+    notice,
+    log: io.log,
+    // No model anywhere: the setup flow on a terminal (text output only), the exact commands otherwise.
+    ensureModel: () =>
+      ensureModelConfigured({ interactive: format === "text" && tty.stdin && tty.stdout, cwd, env }),
+    choice: {
+      continueLatest: args.continue === true,
+      resume: args.resume,
+      noSession: args.session === false,
+    },
+  });
+}
+
+/** The user's messages: one per stdin line with --input-format stream-json, else the prompt with its files. */
+async function userTurns(
+  io: RunIo,
+  session: AgentSession,
+  cwd: string,
+  /** Tells a stdin line that was skipped. */
+  skipped: (line: string) => void,
+): Promise<Iterable<UserBlock[]> | AsyncIterable<UserBlock[]>> {
+  if (io.streamInput) {
+    const { userMessages } = await import("./run-stream-input.ts");
+    return userMessages(process.stdin, skipped);
+  }
+  const { buildUserContent, stdinReader } = await import("./run-input.ts");
+  const content = await buildUserContent({
+    prompt: io.args._.join(" "),
+    files: io.repeated.file ?? [],
+    cwd,
+    stdinIsTTY: io.tty.stdin,
+    readStdin: stdinReader(session, io.controller.signal, io.log),
+  });
+  return [content];
 }
