@@ -13,6 +13,7 @@ import { planFromAnswer } from "../../src/plan/auto-plan.ts";
 import { SessionPlan } from "../../src/plan/session-plan.ts";
 import { SessionSubagents } from "../../src/subagents/session-subagents.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
+import { errorReply } from "../support/wire-scripts.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
 const dirs: string[] = [];
@@ -24,7 +25,9 @@ const LONG =
   "Refactor the config loader so that project files are read after the user file, keep every existing test green, and document the order in the README.";
 const PLAN_ANSWER = "- read the config loader\n- change the reading order\n- update the README";
 
-async function open(auto: boolean | undefined): Promise<{ session: AgentSession; plan: SessionPlan }> {
+async function open(
+  auto: boolean | undefined,
+): Promise<{ session: AgentSession; plan: SessionPlan; notices: string[] }> {
   const root = mkdtempSync(join(tmpdir(), "ion-auto-plan-"));
   dirs.push(root);
   const env = {
@@ -55,7 +58,7 @@ async function open(auto: boolean | undefined): Promise<{ session: AgentSession;
     notice: (line) => notices.push(line),
     extensions: [plan, subagents],
   });
-  return { session, plan };
+  return { session, plan, notices };
 }
 
 type Body = { messages: { role: string; content: unknown }[]; tools?: { function: { name: string } }[] };
@@ -97,6 +100,23 @@ describe("plan.auto", () => {
     expect(child.map((e) => e.type)).toContain("assistant");
     const result = events.find((e) => e.type === "result");
     expect(result?.type === "result" && result.result.usage.input_tokens).toBe(800);
+    expect(result?.type === "result" && result.result.result).toBe("Done.");
+  });
+
+  test("the designer's request fails (401): one notice, no plan, the main request still goes", async () => {
+    const { session, plan, notices } = await open(true);
+    server.enqueue({ ...(await errorReply("openai", 401)), pathSuffix: "/chat/completions" });
+    server.enqueueReply("openai", { text: "Done." });
+    const events = await turn(session, LONG);
+    await session.close();
+
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(bodyOf(1).messages)).not.toContain("<plan>");
+    expect(plan.items).toEqual([]);
+    expect(notices.filter((line) => line.startsWith("plan.auto: no plan from the designer: "))).toEqual([
+      expect.stringContaining("subagent failed (error_during_execution)"),
+    ]);
+    const result = events.find((e) => e.type === "result");
     expect(result?.type === "result" && result.result.result).toBe("Done.");
   });
 
