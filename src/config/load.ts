@@ -4,7 +4,7 @@ import { IonError } from "../errors.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { errnoText } from "../util/error-text.ts";
 import { findGitRoot } from "../util/git.ts";
-import { PROJECT_FILE_MAX_BYTES, readProjectFile } from "../util/project-file.ts";
+import { NOT_UTF8, PROJECT_FILE_MAX_BYTES, readProjectText } from "../util/project-file.ts";
 import { holdsSecret } from "../util/secrets.ts";
 import { configFiles, type Env } from "./paths.ts";
 import type { Config, Keys, Layer } from "./schema.ts";
@@ -158,19 +158,16 @@ function isMissing(err: unknown): boolean {
 async function readProjectJson(file: string, cwd: string, warnings: string[]): Promise<unknown> {
   // Most projects have none: only when there is one is the project's root looked for.
   if (!(await entryExists(file))) return undefined;
-  const read = readProjectFile(file, findGitRoot(cwd)?.root ?? cwd);
+  const read = readProjectText(file, findGitRoot(cwd)?.root ?? cwd);
   if (read.kind === "missing") return undefined;
+  // A file ion may read but cannot decode is the user's to fix, as invalid JSON is.
+  if (read.kind === "refused" && read.reason === NOT_UTF8)
+    throw new IonError("config", `${file}: ${NOT_UTF8}`);
   if (read.kind === "refused") {
     warnings.push(`skipped ${file}: ${read.reason}`);
     return undefined;
   }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
-  } catch (err) {
-    throw new IonError("config", `${file}: not UTF-8 text`, { cause: err });
-  }
-  return parseJson(file, text);
+  return parseJson(file, read.text);
 }
 
 /** Something (a file, a link, even a dangling one) is at `file`. */

@@ -1,8 +1,8 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errnoOf } from "../util/error-text.ts";
 import { locateRepository } from "../util/git.ts";
-import { readProjectFile } from "../util/project-file.ts";
+import { readProjectText } from "../util/project-file.ts";
 import { maskHeaderValue, maskKey, maskUrl } from "../util/secrets.ts";
 import { escapeControls } from "../util/terminal-text.ts";
 import { configFiles, type Env } from "./paths.ts";
@@ -109,35 +109,17 @@ export function projectRunnables(cwd: string, env: Env, root: string = projectRo
   return { root, items, hash, mcpServers, warnings, hooks };
 }
 
-/**
- * A project's JSON file through the project-file rules; undefined when absent, refused or not JSON
- * (said in `warnings`). Most projects have neither file: a missing one costs one lstat.
- */
+/** A project's JSON file through the project-file rules; undefined when absent, refused or not JSON (said in `warnings`). */
 function readJsonFile(file: string, root: string, warnings: string[]): unknown {
-  try {
-    lstatSync(file);
-  } catch (err) {
-    const code = errnoOf(err);
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
-  const read = readProjectFile(file, root);
+  const read = readProjectText(file, root);
   if (read.kind === "missing") return undefined;
   if (read.kind === "refused") {
     warnings.push(`skipped ${file}: ${read.reason}`);
     return undefined;
   }
-  let text: string;
+  if (read.text.trim() === "") return {};
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
-  } catch {
-    warnings.push(`skipped ${file}: not UTF-8 text`);
-    return undefined;
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
+    return JSON.parse(read.text);
   } catch {
     // The parser's message may quote the file's text; loading the config names the place itself.
     warnings.push(`skipped ${file}: not valid JSON`);

@@ -20,7 +20,7 @@ import { join, resolve } from "node:path";
 import { readJson } from "../config/load.ts";
 import { configFiles, type Env } from "../config/paths.ts";
 import { findGitRoot } from "../util/git.ts";
-import { readProjectFile } from "../util/project-file.ts";
+import { readProjectText } from "../util/project-file.ts";
 import type { McpServerDefinition } from "./config.ts";
 
 export type McpScope = "user" | "project";
@@ -90,20 +90,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A project file's text, or a warning; the loader of `.ion/config.json` reports that file's problems itself. */
-function readProjectText(file: string, root: string, warnings: string[] | undefined): string | undefined {
-  const read = readProjectFile(file, root);
-  if (read.kind === "missing") return undefined;
-  if (read.kind === "refused") {
-    warnings?.push(`skipped ${file}: ${read.reason}`);
-    return undefined;
-  }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(read.bytes);
-  } catch (err) {
-    if (!(err instanceof TypeError)) throw err;
-    warnings?.push(`skipped ${file}: not UTF-8 text`);
-    return undefined;
-  }
+function projectText(file: string, root: string, warnings: string[] | undefined): string | undefined {
+  const read = readProjectText(file, root);
+  if (read.kind === "text") return read.text;
+  if (read.kind === "refused") warnings?.push(`skipped ${file}: ${read.reason}`);
+  return undefined;
 }
 
 function parseJsonOrUndefined(text: string): unknown {
@@ -133,7 +124,7 @@ async function findServers(
   if (isRecord(user) && user.mcpServers !== undefined)
     found.push({ origin: { file: files.user, scope: "user" }, entries: user.mcpServers });
   if (files.projectConfig !== undefined) {
-    const text = readProjectText(files.projectConfig, files.root, undefined);
+    const text = projectText(files.projectConfig, files.root, undefined);
     const document = text === undefined ? undefined : parseJsonOrUndefined(text);
     if (isRecord(document) && document.mcpServers !== undefined)
       found.push({ origin: { file: files.projectConfig, scope: "project" }, entries: document.mcpServers });
@@ -143,7 +134,7 @@ async function findServers(
       found.push({ origin: { file: files.mcpJson, scope: "project" }, entries: trustedMcpJson.servers });
     return found;
   }
-  const text = readProjectText(files.mcpJson, files.root, warnings);
+  const text = projectText(files.mcpJson, files.root, warnings);
   if (text !== undefined) {
     const document = parseJsonOrUndefined(text);
     const entries = isRecord(document) ? document.mcpServers : undefined;

@@ -13,6 +13,7 @@ import { errnoOf } from "./error-text.ts";
  *   - it is owned by the user or by root (another account's file is not the user's project).
  *
  *   readProjectFile(path, root, maxBytes?) → { kind: "bytes", bytes, id } | { kind: "missing" } | { kind: "refused", reason }
+ *   readProjectText(path, root, maxBytes?) → { kind: "text", text } | missing | refused    the same, as UTF-8 text
  *   checkProjectFile(path, root, stat, maxBytes?) → reason | undefined    the same rules, for a caller that reads itself
  *   isInside(path, dir) → boolean                                          `path` is `dir` or below it
  *   ownedByOther(stat) → uid | undefined                                   the foreign owner, on systems with owners
@@ -122,5 +123,22 @@ export function readProjectFile(path: string, root: string, maxBytes = PROJECT_F
     const c = errnoOf(err);
     if (c === "ENOENT") return { kind: "missing" };
     return { kind: "refused", reason: `cannot read it (${c ?? String(err)})` };
+  }
+}
+
+/** The reason given for a project file that is not UTF-8 text. */
+export const NOT_UTF8 = "not UTF-8 text";
+
+export type ProjectText = { kind: "text"; text: string } | Exclude<ProjectFile, { kind: "bytes" }>;
+
+/** A project file as UTF-8 text (a leading BOM dropped); bytes that are not UTF-8 are refused with NOT_UTF8. */
+export function readProjectText(path: string, root: string, maxBytes = PROJECT_FILE_MAX_BYTES): ProjectText {
+  const read = readProjectFile(path, root, maxBytes);
+  if (read.kind !== "bytes") return read;
+  try {
+    return { kind: "text", text: new TextDecoder("utf-8", { fatal: true }).decode(read.bytes) };
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    return { kind: "refused", reason: NOT_UTF8 };
   }
 }

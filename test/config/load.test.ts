@@ -255,6 +255,15 @@ describe("loadConfig", () => {
     expect((await stat(userFile())).mtimeMs).toBe(before.mtimeMs);
   });
 
+  test("a project config that is not UTF-8 is an error naming it; one with a BOM loads", async () => {
+    await writeFile(projectFile(), new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
+    const err = await loadError();
+    expect(err.code).toBe("config");
+    expect(err.message).toBe(`${projectFile()}: not UTF-8 text`);
+    await writeFile(projectFile(), `\ufeff${JSON.stringify({ model: "openai/gpt-4o" })}`);
+    expect((await loadConfig({ cwd, env })).config.model).toBe("openai/gpt-4o");
+  });
+
   test("a trailing comma is located", async () => {
     await write(projectFile(), '{"model": "x",\n}');
     const err = await loadError();

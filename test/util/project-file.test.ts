@@ -3,7 +3,7 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { locateRepository } from "../../src/util/git.ts";
-import { isInside, readProjectFile } from "../../src/util/project-file.ts";
+import { isInside, NOT_UTF8, readProjectFile, readProjectText } from "../../src/util/project-file.ts";
 
 let base: string;
 let project: string;
@@ -73,6 +73,25 @@ describe("readProjectFile", () => {
     expect(isInside("/a/b/..c", "/a/b")).toBe(true);
     expect(isInside("/a/bc", "/a/b")).toBe(false);
     expect(isInside("/a", "/a/b")).toBe(false);
+  });
+});
+
+describe("readProjectText", () => {
+  test("UTF-8 text with its BOM dropped; other bytes are refused as not UTF-8; missing and refused as for bytes", () => {
+    writeFileSync(join(project, "bom.json"), new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]));
+    writeFileSync(join(project, "latin1.json"), new Uint8Array([0x22, 0xe9, 0x22]));
+    writeFileSync(join(base, "secret.json"), "{}");
+    symlinkSync(join(base, "secret.json"), join(project, "outside.json"));
+    expect(readProjectText(join(project, "bom.json"), project)).toEqual({ kind: "text", text: "{}" });
+    expect(readProjectText(join(project, "latin1.json"), project)).toEqual({
+      kind: "refused",
+      reason: NOT_UTF8,
+    });
+    expect(readProjectText(join(project, "nope.json"), project)).toEqual({ kind: "missing" });
+    expect(readProjectText(join(project, "outside.json"), project)).toEqual({
+      kind: "refused",
+      reason: `it resolves outside the project (to ${join(base, "secret.json")})`,
+    });
   });
 });
 
