@@ -5,9 +5,8 @@
  * saved), and /compact through the same compaction path as the loop's. Real config and session files
  * in temp dirs, the real OpenAI SDK against the fake server.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
@@ -15,52 +14,15 @@ import type { SessionExtension } from "../../src/agent/session-extension.ts";
 import { IonError } from "../../src/errors.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
+import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { errorReply } from "../support/wire-scripts.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function sandbox() {
-  const root = mkdtempSync(join(tmpdir(), "ion-seams-"));
-  dirs.push(root);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-seams",
-  };
-  mkdirSync(join(root, "config"), { recursive: true });
-  writeFileSync(join(root, "config", "config.json"), "{}");
-  return { root, env, dataDir: env.ION_DATA_DIR };
-}
-
-type Box = ReturnType<typeof sandbox>;
-
-function options(
-  box: Box,
-  extensions: SessionExtension[],
-  extra: Partial<SessionOptions> = {},
-): SessionOptions {
-  return {
-    cwd: box.root,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
-    yes: false,
-    noTools: true,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
-    choice: { continueLatest: false, resume: undefined, noSession: false },
-    notice: () => {},
-    extensions,
-    ...extra,
-  };
-}
+const sandbox = useSessionSandbox(server, "seams");
+type Box = SessionSandbox;
+const options = (box: Box, extensions: SessionExtension[], extra: Partial<SessionOptions> = {}) =>
+  sessionOptions(box, { noTools: true, extensions, ...extra });
 
 const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const signal = () => new AbortController().signal;

@@ -2,53 +2,21 @@
  * The session's tool registry through its boundaries: real config and session files in temp dirs, the
  * real OpenAI SDK against the fake server, whose recorded request bodies say which tools were offered.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../../src/tools/types.ts";
+import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, usageOf, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function sandbox(config: Record<string, unknown> = {}) {
-  const root = mkdtempSync(join(tmpdir(), "ion-session-tools-"));
-  dirs.push(root);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-session-tools",
-  };
-  mkdirSync(join(root, "config"), { recursive: true });
-  writeFileSync(join(root, "config", "config.json"), JSON.stringify(config));
-  return { root, env, dataDir: env.ION_DATA_DIR };
-}
-
-function options(box: ReturnType<typeof sandbox>, extra: Partial<SessionOptions> = {}): SessionOptions {
-  return {
-    cwd: box.root,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
-    yes: true,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
-    choice: { continueLatest: false, resume: undefined, noSession: false },
-    notice: () => {},
-    ...extra,
-  };
-}
+const sandbox = useSessionSandbox(server, "session-tools");
+const options = (box: SessionSandbox, extra: Partial<SessionOptions> = {}) =>
+  sessionOptions(box, { yes: true, ...extra });
 
 function tool(
   name: string,

@@ -3,59 +3,25 @@
  * OpenAI SDK against the fake server. Turns, model switches, manual and automatic compaction with
  * the entry bookkeeping, /clear and /resume.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
+import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function sandbox(config: Record<string, unknown> = {}) {
-  const root = mkdtempSync(join(tmpdir(), "ion-session-"));
-  dirs.push(root);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-session",
-  };
-  mkdirSync(join(root, "config"), { recursive: true });
-  writeFileSync(join(root, "config", "config.json"), JSON.stringify(config));
-  return { root, env, dataDir: env.ION_DATA_DIR };
-}
-
-function options(box: ReturnType<typeof sandbox>, extra: Partial<SessionOptions> = {}): SessionOptions {
-  return {
-    cwd: box.root,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
-    yes: false,
-    noTools: true,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
-    choice: { continueLatest: false, resume: undefined, noSession: false },
-    notice: () => {},
-    ...extra,
-  };
-}
+const sandbox = useSessionSandbox(server, "session");
+const options = (box: SessionSandbox, extra: Partial<SessionOptions> = {}) =>
+  sessionOptions(box, { noTools: true, ...extra });
 
 const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const result = (events: AgentEvent[]) => events.find((e) => e.type === "result")!;
 type Body = { model: string; messages: { role: string; content: unknown }[] };
 const bodyOf = (i: number) => server.requests[i]?.body as Body;
 
-async function entries(box: ReturnType<typeof sandbox>, id: string) {
+async function entries(box: SessionSandbox, id: string) {
   return (await SessionStore.forDataDir(box.dataDir).load(id)).entries;
 }
 

@@ -3,9 +3,8 @@
  * free slot), a child's conversation is in the session file after each of its steps (what a kill -9
  * mid-child would leave), and aborting the parent while a child's bash command runs leaves no process.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
@@ -13,45 +12,21 @@ import { extensionStatesOf } from "../../src/history/extension-state.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
 import { MAX_PARALLEL_CHILDREN, SessionSubagents } from "../../src/subagents/session-subagents.ts";
+import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { streamReply } from "../support/wire-scripts.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const newSandbox = useSessionSandbox(server, "task-limits");
 
-function sandbox() {
-  const root = mkdtempSync(join(tmpdir(), "ion-task-limits-"));
-  dirs.push(root);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-limits",
-  };
-  mkdirSync(env.ION_CONFIG_DIR, { recursive: true });
-  writeFileSync(join(env.ION_CONFIG_DIR, "config.json"), "{}");
-  writeFileSync(join(root, "notes.txt"), "the answer is 42\n");
-  return { root, env };
+function sandbox(): SessionSandbox {
+  const box = newSandbox();
+  writeFileSync(join(box.root, "notes.txt"), "the answer is 42\n");
+  return box;
 }
 
-function options(box: ReturnType<typeof sandbox>): SessionOptions {
-  return {
-    cwd: box.root,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
-    yes: true,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
-    choice: { continueLatest: false, resume: undefined, noSession: false },
-    notice: () => {},
-    extensions: [new SessionSubagents()],
-  };
+function options(box: SessionSandbox): SessionOptions {
+  return sessionOptions(box, { yes: true, extensions: [new SessionSubagents()] });
 }
 
 const text = (t: string): UserBlock[] => [{ type: "text", text: t }];

@@ -5,9 +5,8 @@
  * parent's session file, `resume` continues it (also from a resumed session), and an abort stops it.
  * Real config and session files in temp dirs, the real OpenAI SDK against the fake server.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
@@ -16,47 +15,27 @@ import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
 import { SessionSubagents, SUBAGENTS_EXTENSION } from "../../src/subagents/session-subagents.ts";
 import { streamJsonRenderer } from "../../src/ui/stream-json.ts";
+import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { errorReply } from "../support/wire-scripts.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const newSandbox = useSessionSandbox(server, "task");
 
-function sandbox() {
-  const root = mkdtempSync(join(tmpdir(), "ion-task-"));
-  dirs.push(root);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-task",
-  };
-  mkdirSync(join(root, "config"), { recursive: true });
-  writeFileSync(join(root, "config", "config.json"), "{}");
-  writeFileSync(join(root, "notes.txt"), "the answer is 42\n");
-  return { root, env, dataDir: env.ION_DATA_DIR };
+function sandbox(): SessionSandbox {
+  const box = newSandbox();
+  writeFileSync(join(box.root, "notes.txt"), "the answer is 42\n");
+  return box;
 }
 
-type Box = ReturnType<typeof sandbox>;
+type Box = SessionSandbox;
 
 function options(box: Box, resume?: string): SessionOptions {
-  return {
-    cwd: box.root,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
+  return sessionOptions(box, {
     yes: true,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
     choice: { continueLatest: false, resume, noSession: false },
-    notice: () => {},
     extensions: [new SessionSubagents()],
-  };
+  });
 }
 
 const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
