@@ -144,3 +144,9 @@ export function guardSubcommand(
     });
   }
 }
+
+/** A path under the home directory written from `~` (`~/notes/a.md`), for a table; any other path as it is. */
+export function tildePath(path: string): string {
+  const home = process.env.HOME;
+  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}

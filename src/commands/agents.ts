@@ -1,7 +1,7 @@
 import { type ArgsDef, defineCommand } from "citty";
 import type { Diagnostic } from "../context/diagnostics.ts";
 import type { CustomAgent } from "../subagents/custom-agents.ts";
-import { guardSubcommand, parseStrict } from "./_shared.ts";
+import { guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
 
 /**
  * `ion agents [list] [--json]`, `ion agents show NAME`: the custom subagent types the `task` tool can
@@ -77,11 +77,6 @@ function report(
   }
 }
 
-function displayPath(path: string): string {
-  const home = process.env.HOME;
-  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
-}
-
 function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
@@ -119,7 +114,7 @@ const list = defineCommand({
         const columns = ["NAME", "SOURCE", "TOOLS", "MODEL", "DESCRIPTION"].map((header) => ({ header }));
         const rows = items.map((agent) => [
           agent.name,
-          displayPath(agent.path),
+          tildePath(agent.path),
           oneLine(safe(toolsText(agent)), 60),
           safe(modelText(agent)),
           oneLine(safe(agent.description), 60),
@@ -155,7 +150,7 @@ const show = defineCommand({
     const lines = [
       `name: ${agent.name}`,
       `description: ${agent.description}`,
-      `source: ${agent.source} (${displayPath(agent.path)})`,
+      `source: ${agent.source} (${tildePath(agent.path)})`,
       `tools: ${toolsText(agent)}`,
       `model: ${modelText(agent)}`,
       "",

@@ -12,7 +12,7 @@ import type { McpServers } from "../mcp/servers.ts";
 import { collectMcpServers, type McpServerSources, type SourcedServer } from "../mcp/sources.ts";
 import { onEndingSignals } from "../util/signals.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
-import { parseStrict } from "./_shared.ts";
+import { parseStrict, tildePath } from "./_shared.ts";
 import { listArgs, toolsArgs } from "./mcp.ts";
 
 /** One element of `ion mcp list --json`. */
@@ -111,11 +111,6 @@ async function withStarted<T>(
   }
 }
 
-function displayPath(path: string): string {
-  const home = process.env.HOME;
-  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
-}
-
 /** `ion mcp list [--json] [--trust-project]`. */
 export async function listServers(rawArgs: string[]): Promise<void> {
   const args = parseStrict("mcp list", rawArgs, listArgs, 0);
@@ -155,7 +150,7 @@ export async function listServers(rawArgs: string[]): Promise<void> {
   const columns = ["NAME", "SOURCE", "TRANSPORT", "STATUS", "TOOLS", "LOG"].map((header) => ({ header }));
   const rows = items.map((item) => [
     item.name,
-    displayPath(item.source),
+    tildePath(item.source),
     item.transport ?? "?",
     item.status === "untrusted"
       ? "untrusted (not started)"
@@ -163,7 +158,7 @@ export async function listServers(rawArgs: string[]): Promise<void> {
         ? item.status
         : `failed: ${item.error}`,
     item.tools === null ? "-" : String(item.tools),
-    item.log === null ? "-" : displayPath(item.log),
+    item.log === null ? "-" : tildePath(item.log),
   ]);
   process.stdout.write(renderTable(columns, rows, { width: terminal().width }));
 }

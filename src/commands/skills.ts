@@ -1,7 +1,7 @@
 import { type ArgsDef, defineCommand } from "citty";
 import type { Diagnostic } from "../context/diagnostics.ts";
 import type { Skill } from "../skills/types.ts";
-import { guardSubcommand, parseStrict } from "./_shared.ts";
+import { guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
 
 /**
  * `ion skills [list] [--json]`, `ion skills show NAME`, `ion skills path` (SPEC §9). The top level
@@ -65,11 +65,6 @@ function report(
   }
 }
 
-function displayPath(path: string): string {
-  const home = process.env.HOME;
-  return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
-}
-
 const list = defineCommand({
   meta: { name: "list", description: "Skills with their description, source and availability (the default)" },
   args: listArgs,
@@ -94,7 +89,7 @@ const list = defineCommand({
       const rows = items.map((skill) => [
         skill.name,
         oneLine(safe(skill.description), 80),
-        skill.source === "builtin" ? "built-in" : displayPath(skill.path),
+        skill.source === "builtin" ? "built-in" : tildePath(skill.path),
         skill.available ? "yes" : `no: ${skill.unavailable}`,
       ]);
       stdout.write(renderTable(columns, rows, { width: terminal().width }));
