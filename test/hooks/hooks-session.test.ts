@@ -2,39 +2,26 @@
  * Claude Code–compatible hooks through the agent session: real shell scripts (bash + jq, as Claude
  * Code's examples use) in temp dirs, configured in a real user config file, against the fake server.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { notifyingApprover, sessionHooks } from "../../src/config/hook-sources.ts";
 import { projectRunnables } from "../../src/config/trust-project.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
+import { sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const newSandbox = useSessionSandbox(server, "hooks");
 
+/** The hooks' scripts need PATH (bash, jq); the project directory is `work`. */
 function sandbox(hooks: Record<string, unknown>) {
-  const root = mkdtempSync(join(tmpdir(), "ion-hooks-"));
-  dirs.push(root);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-hooks",
-  };
-  mkdirSync(join(root, "config"), { recursive: true });
-  mkdirSync(join(root, "work"), { recursive: true });
-  writeFileSync(join(root, "config", "config.json"), JSON.stringify({ hooks }));
-  return { root, cwd: join(root, "work"), env, notices: [] as string[] };
+  const { root, env } = newSandbox({ hooks });
+  const cwd = join(root, "work");
+  mkdirSync(cwd, { recursive: true });
+  return { root, cwd, env: { ...env, PATH: process.env.PATH }, notices: [] as string[] };
 }
 type Box = ReturnType<typeof sandbox>;
 
@@ -60,19 +47,7 @@ async function open(box: Box, extra: Partial<SessionOptions> = {}): Promise<Agen
     notice,
   });
   expect(extensions).toHaveLength(1);
-  return AgentSession.open({
-    cwd: box.cwd,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
-    yes: false,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
-    choice: { continueLatest: false, resume: undefined, noSession: false },
-    notice,
-    extensions,
-    ...extra,
-  });
+  return AgentSession.open(sessionOptions(box, { cwd: box.cwd, notice, extensions, ...extra }));
 }
 
 /** The process has ended (gone, or a zombie waiting for its new parent to reap it), within 2 s. */

@@ -4,22 +4,17 @@
  * a short message, or plan.auto off, sends nothing extra. Real config and session files in temp dirs,
  * the real OpenAI SDK against the fake server.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { AgentSession } from "../../src/agent/session.ts";
 import { planFromAnswer } from "../../src/plan/auto-plan.ts";
 import { SessionPlan } from "../../src/plan/session-plan.ts";
 import { SessionSubagents } from "../../src/subagents/session-subagents.ts";
+import { sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { errorReply } from "../support/wire-scripts.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const sandbox = useSessionSandbox(server, "auto-plan");
 
 const LONG =
   "Refactor the config loader so that project files are read after the user file, keep every existing test green, and document the order in the README.";
@@ -28,36 +23,13 @@ const PLAN_ANSWER = "- read the config loader\n- change the reading order\n- upd
 async function open(
   auto: boolean | undefined,
 ): Promise<{ session: AgentSession; plan: SessionPlan; notices: string[] }> {
-  const root = mkdtempSync(join(tmpdir(), "ion-auto-plan-"));
-  dirs.push(root);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-auto-plan",
-  };
-  mkdirSync(join(root, "config"), { recursive: true });
-  writeFileSync(
-    join(root, "config", "config.json"),
-    JSON.stringify(auto === undefined ? {} : { plan: { auto } }),
-  );
+  const box = sandbox(auto === undefined ? {} : { plan: { auto } });
   const subagents = new SessionSubagents();
   const plan = new SessionPlan(subagents);
   const notices: string[] = [];
-  const session = await AgentSession.open({
-    cwd: root,
-    env,
-    model: "openai/gpt-4o-mini",
-    yes: false,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
-    choice: { continueLatest: false, resume: undefined, noSession: false },
-    notice: (line) => notices.push(line),
-    extensions: [plan, subagents],
-  });
+  const session = await AgentSession.open(
+    sessionOptions(box, { notice: (line) => notices.push(line), extensions: [plan, subagents] }),
+  );
   return { session, plan, notices };
 }
 

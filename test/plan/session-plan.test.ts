@@ -3,10 +3,7 @@
  * its per-request context after the conversation (and nothing at all before there is a plan), and its
  * checklist for chat. Real config and session files in temp dirs, the real OpenAI SDK against the fake server.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { describe, expect, test } from "bun:test";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { latestExtensionState } from "../../src/history/extension-state.ts";
 import { SessionStore } from "../../src/history/store.ts";
@@ -16,45 +13,17 @@ import type { UserBlock } from "../../src/providers/types.ts";
 import { planTool } from "../../src/tools/plan.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { planLines } from "../../src/ui/chat-render.ts";
+import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const sandbox = useSessionSandbox(server, "plan");
 
-function sandbox() {
-  const root = mkdtempSync(join(tmpdir(), "ion-plan-"));
-  dirs.push(root);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-plan",
-  };
-  mkdirSync(join(root, "config"), { recursive: true });
-  writeFileSync(join(root, "config", "config.json"), "{}");
-  return { root, env, dataDir: env.ION_DATA_DIR };
-}
-
-type Box = ReturnType<typeof sandbox>;
-
-function options(box: Box, plan: SessionPlan | undefined, resume?: string): SessionOptions {
-  return {
-    cwd: box.root,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
-    yes: false,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
+function options(box: SessionSandbox, plan: SessionPlan | undefined, resume?: string): SessionOptions {
+  return sessionOptions(box, {
     choice: { continueLatest: false, resume, noSession: false },
-    notice: () => {},
     extensions: plan ? [plan] : [],
-  };
+  });
 }
 
 const text = (t: string): UserBlock[] => [{ type: "text", text: t }];

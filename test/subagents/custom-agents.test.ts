@@ -5,9 +5,8 @@
  * request carries the agent's tools and instructions. Also config `subagents.max_turns` (the child's
  * turn cap) and `subagents.fast_model` (the explorer's model).
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
@@ -15,35 +14,24 @@ import type { UserBlock } from "../../src/providers/types.ts";
 import { childModel } from "../../src/subagents/child-run.ts";
 import { ionToolName, loadCustomAgents, parseAgentFile } from "../../src/subagents/custom-agents.ts";
 import { SessionSubagents } from "../../src/subagents/session-subagents.ts";
+import { sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const newSandbox = useSessionSandbox(server, "agents");
 
 function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
 }
 
+/** A sandbox whose project directory is `work`, beside the config and data dirs. */
 function sandbox(config: object = {}) {
-  const root = mkdtempSync(join(tmpdir(), "ion-agents-"));
-  dirs.push(root);
-  const work = join(root, "work");
+  const box = newSandbox(config);
+  const work = join(box.root, "work");
   mkdirSync(work);
-  const env = {
-    HOME: root,
-    ION_CONFIG_DIR: join(root, "config"),
-    ION_DATA_DIR: join(root, "data"),
-    XDG_CACHE_HOME: join(root, "cache"),
-    OPENAI_BASE_URL: `${server.url}/v1`,
-    OPENAI_API_KEY: "test-key-agents",
-  };
-  write(join(root, "config", "config.json"), JSON.stringify(config));
   writeFileSync(join(work, "notes.txt"), "the answer is 42\n");
-  return { root, work, env, configDir: env.ION_CONFIG_DIR };
+  return { ...box, work };
 }
 
 /** Claude Code's own example of a subagent file (its docs' code-reviewer), with a key ion does not know. */
@@ -148,18 +136,7 @@ describe("agent files", () => {
 });
 
 function options(box: ReturnType<typeof sandbox>): SessionOptions {
-  return {
-    cwd: box.work,
-    env: box.env,
-    model: "openai/gpt-4o-mini",
-    yes: true,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
-    choice: { continueLatest: false, resume: undefined, noSession: false },
-    notice: () => {},
-    extensions: [new SessionSubagents()],
-  };
+  return sessionOptions(box, { cwd: box.work, yes: true, extensions: [new SessionSubagents()] });
 }
 
 const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
