@@ -146,7 +146,12 @@ export function guardSubcommand(
 }
 
 /** A path under the home directory written from `~` (`~/notes/a.md`), for a table; any other path as it is. */
-export function tildePath(path: string): string {
-  const home = process.env.HOME;
+export function tildePath(path: string, home = process.env.HOME): string {
   return home && path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+/** Text on one line (runs of white space made one space), cut to `max` characters with `…`. */
+export function clipLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
 }

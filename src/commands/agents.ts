@@ -1,7 +1,7 @@
 import { type ArgsDef, defineCommand } from "citty";
 import type { Diagnostic } from "../context/diagnostics.ts";
 import type { CustomAgent } from "../subagents/custom-agents.ts";
-import { guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
+import { clipLine, guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
 
 /**
  * `ion agents [list] [--json]`, `ion agents show NAME`: the custom subagent types the `task` tool can
@@ -77,11 +77,6 @@ function report(
   }
 }
 
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
-}
-
 const toolsText = (agent: CustomAgent) => {
   const allowed = agent.tools === undefined ? "all" : agent.tools.join(", ") || "none";
   return agent.disallowedTools.length === 0
@@ -115,9 +110,9 @@ const list = defineCommand({
         const rows = items.map((agent) => [
           agent.name,
           tildePath(agent.path),
-          oneLine(safe(toolsText(agent)), 60),
+          clipLine(safe(toolsText(agent)), 60),
           safe(modelText(agent)),
-          oneLine(safe(agent.description), 60),
+          clipLine(safe(agent.description), 60),
         ]);
         stdout.write(renderTable(columns, rows, { width: terminal().width }));
       } else

@@ -12,7 +12,7 @@ import type { McpServers } from "../mcp/servers.ts";
 import { collectMcpServers, type McpServerSources, type SourcedServer } from "../mcp/sources.ts";
 import { onEndingSignals } from "../util/signals.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
-import { parseStrict, tildePath } from "./_shared.ts";
+import { clipLine, parseStrict, tildePath } from "./_shared.ts";
 import { listArgs, toolsArgs } from "./mcp.ts";
 
 /** One element of `ion mcp list --json`. */
@@ -225,9 +225,7 @@ export async function listTools(rawArgs: string[]): Promise<void> {
 
 /** A description's first non-empty line, at most 100 characters. */
 function firstLine(text: string): string {
-  const line = text.split("\n").find((part) => part.trim() !== "") ?? "";
-  const flat = line.replace(/\s+/g, " ").trim();
-  return flat.length <= 100 ? flat : `${flat.slice(0, 99).trimEnd()}…`;
+  return clipLine(text.split("\n").find((part) => part.trim() !== "") ?? "", 100);
 }
 
 /** The server called `name`; one of an untrusted project, or an unknown name, is an error saying so. */

@@ -1,7 +1,7 @@
 import { type ArgsDef, defineCommand } from "citty";
 import type { Diagnostic } from "../context/diagnostics.ts";
 import type { Skill } from "../skills/types.ts";
-import { guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
+import { clipLine, guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
 
 /**
  * `ion skills [list] [--json]`, `ion skills show NAME`, `ion skills path` (SPEC §9). The top level
@@ -88,7 +88,7 @@ const list = defineCommand({
       const columns = ["NAME", "DESCRIPTION", "SOURCE", "AVAILABLE"].map((header) => ({ header }));
       const rows = items.map((skill) => [
         skill.name,
-        oneLine(safe(skill.description), 80),
+        clipLine(safe(skill.description), 80),
         skill.source === "builtin" ? "built-in" : tildePath(skill.path),
         skill.available ? "yes" : `no: ${skill.unavailable}`,
       ]);
@@ -97,11 +97,6 @@ const list = defineCommand({
     report(stderr, diagnostics, safe);
   },
 });
-
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
-}
 
 const show = defineCommand({
   meta: { name: "show", description: "Print a skill's instructions" },
