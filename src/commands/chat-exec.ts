@@ -3,7 +3,7 @@ import { parseArgs } from "citty";
 import type { AgentSession } from "../agent/session.ts";
 import { configFiles, dataDir } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
-import { THINKING_LEVELS } from "../providers/types.ts";
+import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
 import { counted } from "../util/numbers.ts";
@@ -14,18 +14,14 @@ import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { workspaceRoot } from "./run-support.ts";
 import { runTrustGate } from "./trust-gate.ts";
 
+type ChatArgs = ReturnType<typeof parseArgs<typeof chatArgs>>;
+type Style = ReturnType<typeof import("../ui/style.ts").createStyle>;
+type ChatInput = import("../chat/input.ts").ChatInput;
+type ChatLoop = import("../chat/repl.ts").Chat;
+
 /** `ion chat` / `ion`: flags, the terminal, then the chat loop on one agent session. */
 export async function executeChat(rawArgs: string[]): Promise<void> {
-  checkFlags("chat", rawArgs, chatArgs);
-  const args = parseArgs(rawArgs, chatArgs);
-  if (args._.length > 0)
-    throw new IonError("usage", `unexpected argument "${args._[0]}" for "ion chat"`, {
-      hint: 'to ask once and exit use `ion run "…"`; see `ion chat --help`',
-    });
-  if (args.new === true && args.resume !== undefined)
-    throw new IonError("usage", "--new and --resume cannot be used together");
-  if (args.new === true && args.continue === true)
-    throw new IonError("usage", "--new and --continue cannot be used together");
+  const args = parseChatArgs(rawArgs);
   // Before any request: with stdout closed (`>&-`) every answer could only be lost.
   if (closedByCaller(1))
     throw new IonError("io", "cannot write to stdout: it is closed (EBADF), so the answers would be lost", {
@@ -51,6 +47,80 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
 
   // The approver needs the line input, which exists only once the session (and any first-run setup) is open.
   let approve: ApproveFn | undefined;
+  const session = await openChatSession(args, {
+    cwd,
+    thinking,
+    interactive,
+    notice,
+    log,
+    approve: (call) => (approve ? approve(call) : Promise.resolve("deny")),
+  });
+  const { Chat, pipedLines } = await import("../chat/repl.ts");
+  const { builtinCommands } = await import("../chat/slash.ts");
+  let chat: ChatLoop | undefined;
+  let input: ChatInput | undefined;
+  if (interactive) {
+    input = await lineInput(session, args, style, () => chat);
+    const { terminalApprover } = await import("./approver.ts");
+    const asking = input;
+    approve = await terminalApprover(
+      {
+        ask: (question) => asking.question(question),
+        beforeAsk: () => chat?.suspendOutput(),
+        show: (text) => process.stdout.write(`${text}\n`),
+      },
+      cwd,
+      color,
+    );
+  }
+  chat = new Chat(session, builtinCommands(), {
+    out: process.stdout,
+    progress,
+    style,
+    color,
+    interactive,
+    typed: process.stdin.isTTY === true,
+    input,
+    lines: interactive ? undefined : pipedLines(process.stdin),
+    configFile: configFiles(cwd, env).user,
+    pick: picker(input),
+  });
+  await runChat(chat, session, input, async () => {
+    greet(session, notice);
+    if (interactive && args.quiet !== true) await showResumed(session, style, progress);
+  });
+}
+
+/** The flags, and the combinations and arguments a chat does not take. */
+function parseChatArgs(rawArgs: string[]): ChatArgs {
+  checkFlags("chat", rawArgs, chatArgs);
+  const args = parseArgs<typeof chatArgs>(rawArgs, chatArgs);
+  if (args._.length > 0)
+    throw new IonError("usage", `unexpected argument "${args._[0]}" for "ion chat"`, {
+      hint: 'to ask once and exit use `ion run "…"`; see `ion chat --help`',
+    });
+  if (args.new === true && args.resume !== undefined)
+    throw new IonError("usage", "--new and --resume cannot be used together");
+  if (args.new === true && args.continue === true)
+    throw new IonError("usage", "--new and --continue cannot be used together");
+  return args;
+}
+
+/** The project's trust, its hooks and extensions, then the session: this directory's latest unless told. */
+async function openChatSession(
+  args: ChatArgs,
+  options: {
+    cwd: string;
+    thinking: ThinkingLevel | undefined;
+    interactive: boolean;
+    notice: (line: string) => void;
+    log: ((line: string) => void) | undefined;
+    /** Asks on the terminal (only an interactive chat asks). */
+    approve: ApproveFn;
+  },
+): Promise<AgentSession> {
+  const { cwd, interactive, notice } = options;
+  const env = process.env;
   const projectTrust = await runTrustGate({
     cwd,
     flag: args["trust-project"] === true,
@@ -72,22 +142,18 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   // The designer of plan.auto is a subagent of the session.
   const subagents = new SessionSubagents();
   const { ensureModelConfigured } = await import("./run-model.ts");
-  const session: AgentSession = await AgentSession.open({
+  return AgentSession.open({
     cwd,
     env,
     model: args.model,
-    thinking,
+    thinking: options.thinking,
     yes: args.yes === true,
     noTools: false,
     maxTurns: 50,
     newId: Bun.randomUUIDv7(),
-    approve: notifyingApprover(
-      interactive ? (call) => (approve ? approve(call) : Promise.resolve("deny")) : undefined,
-      hooks,
-      notice,
-    ),
+    approve: notifyingApprover(interactive ? options.approve : undefined, hooks, notice),
     notice,
-    log,
+    log: options.log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
     projectTrust,
     extensions: [...hooks, new SessionPlan(subagents), subagents],
@@ -100,42 +166,37 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
       noSession: args.session === false,
     },
   });
+}
 
-  const { Chat, pipedLines, promptFor } = await import("../chat/repl.ts");
-  const { builtinCommands } = await import("../chat/slash.ts");
-  const registry = builtinCommands();
-  let chat: InstanceType<typeof Chat> | undefined;
-  let input: import("../chat/input.ts").ChatInput | undefined;
-  if (interactive) {
-    const { ChatInput } = await import("../chat/input.ts");
-    input = new ChatInput({
-      input: process.stdin,
-      output: process.stdout,
-      historyFile: args.session === false ? undefined : join(dataDir(env), "input_history.jsonl"),
-      complete: (line) => (chat ? chat.complete(line) : Promise.resolve([[], line])),
-      onKey: (key) => {
-        void (key === "cycle-thinking" ? chat?.cycleThinking() : chat?.cycleMode());
-      },
-      prompt: () => promptFor(session.thinking, session.mode),
-      hint: (text) => process.stdout.write(`${style.dim(text)}\n`),
-    });
-    const { terminalApprover } = await import("./approver.ts");
-    const lineInput = input;
-    approve = await terminalApprover(
-      {
-        ask: (question) => lineInput.question(question),
-        beforeAsk: () => chat?.suspendOutput(),
-        show: (text) => process.stdout.write(`${text}\n`),
-      },
-      cwd,
-      color,
-    );
-  }
-  const pick = async (
+/** The terminal's line editor: history, completion and the mode keys of the chat (once it exists). */
+async function lineInput(
+  session: AgentSession,
+  args: ChatArgs,
+  style: Style,
+  chat: () => ChatLoop | undefined,
+): Promise<ChatInput> {
+  const { ChatInput } = await import("../chat/input.ts");
+  const { promptFor } = await import("../chat/repl.ts");
+  return new ChatInput({
+    input: process.stdin,
+    output: process.stdout,
+    historyFile: args.session === false ? undefined : join(dataDir(process.env), "input_history.jsonl"),
+    complete: (line) => chat()?.complete(line) ?? Promise.resolve([[], line]),
+    onKey: (key) => {
+      void (key === "cycle-thinking" ? chat()?.cycleThinking() : chat()?.cycleMode());
+    },
+    prompt: () => promptFor(session.thinking, session.mode),
+    hint: (text) => process.stdout.write(`${style.dim(text)}\n`),
+  });
+}
+
+/** A fuzzy picker that borrows the line editor's terminal; none (undefined answers) without one. */
+function picker(input: ChatInput | undefined) {
+  return async (
     message: string,
     choices: (query: string) => import("../ui/first-run.ts").Choice[],
     initial?: string,
-  ) => {
+  ): Promise<string | undefined> => {
     if (!input) return undefined;
     const { clackPrompter } = await import("../ui/prompter.ts");
     const prompter = await clackPrompter();
@@ -144,21 +205,29 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     );
     return typeof answer === "string" ? answer : undefined;
   };
-  chat = new Chat(session, registry, {
-    out: process.stdout,
-    progress,
-    style,
-    color,
-    interactive,
-    typed: process.stdin.isTTY === true,
-    input,
-    lines: interactive ? undefined : pipedLines(process.stdin),
-    configFile: configFiles(cwd, env).user,
-    pick,
-  });
+}
 
-  // Ctrl+C cancels the turn in flight (or leaves when idle). SIGTERM and SIGHUP (a closed terminal, a
-  // dropped ssh) end the chat: the turn is cancelled and saved, the lock released, then exit 2.
+/** A resumed session's last exchanges, before the first prompt. */
+async function showResumed(session: AgentSession, style: Style, progress: NodeJS.WriteStream): Promise<void> {
+  if (!session.resumed) return;
+  const { resumeView } = await import("../chat/resume-view.ts");
+  for (const line of resumeView(session.resumed.view, style, process.stdout.columns))
+    progress.write(`${line}\n`);
+}
+
+/**
+ * Runs the chat until the user leaves, a signal ends it or the reader goes away, then closes the
+ * session with why it ended. Ctrl+C cancels the turn in flight (or leaves when idle). SIGTERM and
+ * SIGHUP (a closed terminal, a dropped ssh) end the chat: the turn is cancelled and saved, the lock
+ * released, then exit 2.
+ */
+async function runChat(
+  chat: ChatLoop,
+  session: AgentSession,
+  input: ChatInput | undefined,
+  /** What is shown before the first prompt. */
+  opening: () => Promise<void>,
+): Promise<void> {
   let endedBy: string | undefined;
   // Why the session ended, for its extensions: a signal (interrupted), a failure, or the user left (done).
   let failed = false;
@@ -169,10 +238,10 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   });
   const { onEndingSignals } = await import("../util/signals.ts");
   const offSignals = onEndingSignals((signal) => {
-    const turnInFlight = chat?.busy === true;
-    chat?.interrupt();
+    const turnInFlight = chat.busy === true;
+    chat.interrupt();
     if (signal === "SIGINT") return;
-    chat?.context.quit();
+    chat.context.quit();
     endedBy = signal;
     ended?.(turnInFlight);
   });
@@ -180,16 +249,11 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   const { onStdoutClosed } = await import("../util/stdout.ts");
   const offClosed = onStdoutClosed(() => {
     readerGone = true;
-    chat?.interrupt();
-    chat?.context.quit();
+    chat.interrupt();
+    chat.context.quit();
   });
   try {
-    greet(session, notice);
-    if (session.resumed && interactive && args.quiet !== true) {
-      const { resumeView } = await import("../chat/resume-view.ts");
-      for (const line of resumeView(session.resumed.view, style, process.stdout.columns))
-        progress.write(`${line}\n`);
-    }
+    await opening();
     const running = chat.run();
     // An idle chat waits on input that may never come: after the signal only a turn in flight is waited for.
     await Promise.race([running, endedBySignal.then((turnInFlight) => (turnInFlight ? running : undefined))]);
