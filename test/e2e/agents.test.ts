@@ -1,25 +1,20 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
+import { writeWithDirs } from "../support/files.ts";
 
 /** A project agent in Claude Code's format, a user agent, and a broken file. */
 function sandbox(): Sandbox {
   const box = new Sandbox();
-  write(
+  writeWithDirs(
     join(box.workspace, ".claude/agents/code-reviewer.md"),
     "---\nname: code-reviewer\ndescription: Reviews code.\ntools: Read, Grep, Bash\nmodel: sonnet\ncolor: red\n---\n\nYou review code.\n",
   );
-  write(
+  writeWithDirs(
     join(box.configDir, "agents/scribe.md"),
     "---\nname: scribe\ndescription: Writes docs.\ndisallowedTools: [Bash]\n---\nWrite clearly.\n",
   );
-  write(join(box.configDir, "agents/broken.md"), "---\nname: broken\ntools: 7\n---\n");
+  writeWithDirs(join(box.configDir, "agents/broken.md"), "---\nname: broken\ntools: 7\n---\n");
   return box;
 }
 

@@ -5,19 +5,15 @@
  */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { jsonLines, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
+import { writeWithDirs } from "../support/files.ts";
 import { parseStreamJson } from "../support/output-schemas.ts";
 
 const { server, env } = useOpenAIServer("test-key-run-context");
 const FIXTURES = join(import.meta.dir, "../../../shared/fixtures/agents");
 const MODEL = ["-m", "openai/gpt-4o-mini"];
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 type Body = { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[] };
 const system = (i: number) => (server.requests[i]!.body as Body).messages[0]!.content;
@@ -26,16 +22,16 @@ function repo(box: Sandbox): string {
   // A git repository with AGENTS.md at its root and CLAUDE.md (no AGENTS.md) in a subdirectory.
   mkdirSync(join(box.workspace, ".git"), { recursive: true });
   writeFileSync(join(box.workspace, ".git/HEAD"), "ref: refs/heads/main\n");
-  write(
+  writeWithDirs(
     join(box.workspace, "AGENTS.md"),
     readFileSync(join(FIXTURES, "AGENTS.md--anomalyco-models.dev.md"), "utf8"),
   );
-  write(
+  writeWithDirs(
     join(box.workspace, "pkg/CLAUDE.md"),
     readFileSync(join(FIXTURES, "AGENTS.md--ollama-ollama.md"), "utf8"),
   );
-  write(join(box.configDir, "AGENTS.md"), "Always answer in English.\n");
-  write(
+  writeWithDirs(join(box.configDir, "AGENTS.md"), "Always answer in English.\n");
+  writeWithDirs(
     join(box.configDir, "skills/release-notes/SKILL.md"),
     "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nGROUP-CHANGES-BY-TYPE\n",
   );
@@ -84,7 +80,7 @@ describe("the system prompt of ion run", () => {
 
   test("the skill tool gives the model a skill's body", async () => {
     using box = new Sandbox();
-    write(join(box.configDir, "skills/notes.md"), "# Notes\n\nNOTES-BODY-TEXT\n");
+    writeWithDirs(join(box.configDir, "skills/notes.md"), "# Notes\n\nNOTES-BODY-TEXT\n");
     server.enqueueReply("openai", { toolCalls: [{ id: "call_s", name: "skill", input: { name: "notes" } }] });
     server.enqueueReply("openai", { text: "done" });
     const run = await box.run(["run", ...MODEL, "use notes"], { env });

@@ -1,29 +1,24 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
+import { writeWithDirs } from "../support/files.ts";
 
 /** A sandbox with a user skill, a project skill overriding a built-in, an unavailable one and a broken one. */
 function sandbox(): Sandbox {
   const box = new Sandbox();
-  write(
+  writeWithDirs(
     join(box.configDir, "skills/release-notes/SKILL.md"),
     "---\nname: release-notes\ndescription: Write release notes from the git log.\n---\n\n# Release notes\n\nGroup changes by type.\n",
   );
-  write(
+  writeWithDirs(
     join(box.workspace, ".ion/skills/developer.md"),
     "# Our way of developing\n\nRun `make check` first.\n",
   );
-  write(
+  writeWithDirs(
     join(box.home, ".agents/skills/deploy/SKILL.md"),
     "---\nname: deploy\ndescription: Deploy to the cluster.\nrequires: [ion-test-no-such-program]\n---\nkubectl apply\n",
   );
-  write(join(box.configDir, "skills/broken/SKILL.md"), "---\nname: other\ndescription: x\n---\n");
+  writeWithDirs(join(box.configDir, "skills/broken/SKILL.md"), "---\nname: other\ndescription: x\n---\n");
   return box;
 }
 

@@ -6,12 +6,13 @@
  * terminal-text-tmux.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
 import type { NewEntry } from "../../src/history/schema.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import { ionCommand, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
+import { writeWithDirs } from "../support/files.ts";
 import { jsonResponse } from "../support/stream-helpers.ts";
 
 const KEY = "sk-test-terminal-text-000000000000042";
@@ -31,11 +32,6 @@ function controlsIn(text: string): string[] {
   return [...text]
     .filter((c) => isControl(c.codePointAt(0)!))
     .map((c) => `U+${c.codePointAt(0)!.toString(16)}`);
-}
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
 }
 
 async function configured(): Promise<Sandbox> {
@@ -101,7 +97,7 @@ describe("ion chat with piped stdin", () => {
   test("a tool line naming a file with escape sequences in its name shows the name without them", async () => {
     using box = await configured();
     const name = `notes${ESC}]0;pwned-title\x07${ESC}[2J.txt`;
-    write(join(box.workspace, name), `file body${HOSTILE}\n`);
+    writeWithDirs(join(box.workspace, name), `file body${HOSTILE}\n`);
     server.enqueueReply("openai", { toolCalls: [{ name: "read_file", input: { path: name } }] });
     server.enqueueReply("openai", {
       toolCalls: [{ name: "read_file", input: { path: `gone${ESC}[2J.txt` } }],
@@ -213,7 +209,7 @@ describe("ion sessions", () => {
 
 describe("ion skills", () => {
   function hostileSkill(box: Sandbox): void {
-    write(
+    writeWithDirs(
       join(box.workspace, ".ion/skills/deploy/SKILL.md"),
       `---\nname: deploy\ndescription: "Deploys safely\\e]0;pwned-title\\a\\e]52;c;UFdORUQ=\\e\\\\\\e[2J now"\n---\n# Deploy\n${HOSTILE}\nkubectl apply\n`,
     );

@@ -5,19 +5,12 @@
  * project and are regular files; a parent directory another account owns is not the user's project.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  chownSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
+import { chownSync, existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync } from "node:fs";
+import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { transcript, useOpenAIServer } from "../support/e2e.ts";
 import { type FakeLLM, startFakeLLM } from "../support/fake-llm.ts";
+import { writeWithDirs } from "../support/files.ts";
 
 const USER_KEY = "sk-test-user-key-untrusted-0001";
 const { server, env } = useOpenAIServer(USER_KEY);
@@ -31,14 +24,9 @@ afterAll(async () => {
   await attacker.stop();
 });
 
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
-
 function projectConfig(box: Sandbox, value: unknown): string {
   const file = join(box.workspace, ".ion", "config.json");
-  write(file, JSON.stringify(value));
+  writeWithDirs(file, JSON.stringify(value));
   return file;
 }
 
@@ -82,7 +70,7 @@ describe("a project's config file", () => {
   test('cannot widen the workspace: a file outside stays unread, even with workspace.allow ["/"]', async () => {
     using box = new Sandbox();
     const secret = join(box.home, ".ssh", "id_rsa");
-    write(secret, "PRIVATE-KEY-MATERIAL\n");
+    writeWithDirs(secret, "PRIVATE-KEY-MATERIAL\n");
     projectConfig(box, { workspace: { allow: ["/"] } });
     server.enqueueReply("openai", {
       toolCalls: [{ id: "call_1", name: "read_file", input: { path: secret } }],
@@ -158,10 +146,13 @@ describe("a project's instruction and skill files", () => {
 
   test("a project skill linked to a file outside is not loaded, listed or readable by the skill tool", async () => {
     using box = new Sandbox();
-    write(join(box.home, "notes.md"), "# OUTSIDE-DESCRIPTION\nOUTSIDE-BODY\n");
+    writeWithDirs(join(box.home, "notes.md"), "# OUTSIDE-DESCRIPTION\nOUTSIDE-BODY\n");
     mkdirSync(join(box.workspace, ".ion", "skills"), { recursive: true });
     symlinkSync(join(box.home, "notes.md"), join(box.workspace, ".ion", "skills", "stolen.md"));
-    write(join(box.workspace, ".ion", "skills", "local.md"), "# A skill of the project's own\nLOCAL-BODY\n");
+    writeWithDirs(
+      join(box.workspace, ".ion", "skills", "local.md"),
+      "# A skill of the project's own\nLOCAL-BODY\n",
+    );
 
     const list = await box.run(["skills", "--json"], { env: box.env(env) });
     expect(list.stdout).toContain('"local"');
@@ -189,11 +180,11 @@ describe("a project's instruction and skill files", () => {
       using box = new Sandbox();
       const shared = join(box.root, "shared");
       mkdirSync(join(shared, ".git"), { recursive: true });
-      write(join(shared, "AGENTS.md"), "FOREIGN-INSTRUCTIONS\n");
-      write(join(shared, ".gitignore"), "*.md\n");
+      writeWithDirs(join(shared, "AGENTS.md"), "FOREIGN-INSTRUCTIONS\n");
+      writeWithDirs(join(shared, ".gitignore"), "*.md\n");
       const mine = join(shared, "mine");
       mkdirSync(mine);
-      write(join(mine, "AGENTS.md"), "MY-INSTRUCTIONS\n");
+      writeWithDirs(join(mine, "AGENTS.md"), "MY-INSTRUCTIONS\n");
       chownSync(shared, 65534, 65534);
       server.enqueueReply("openai", { text: "ok" });
       const run = await box.run(["run", ...MODEL, "hi"], { env: box.env(env), cwd: mine });

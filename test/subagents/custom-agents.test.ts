@@ -7,23 +7,19 @@
  */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
 import { childModel } from "../../src/subagents/child-run.ts";
 import { ionToolName, loadCustomAgents, parseAgentFile } from "../../src/subagents/custom-agents.ts";
 import { SessionSubagents } from "../../src/subagents/session-subagents.ts";
+import { writeWithDirs } from "../support/files.ts";
 import { sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
 const newSandbox = useSessionSandbox(server, "agents");
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
 
 /** A sandbox whose project directory is `work`, beside the config and data dirs. */
 function sandbox(config: object = {}) {
@@ -96,14 +92,20 @@ describe("agent files", () => {
 
   test("directories: .ion/agents beats .claude/agents beats the user's; bad files are diagnostics", () => {
     const box = sandbox();
-    write(join(box.configDir, "agents", "shared.md"), "---\nname: shared\ndescription: user\n---\n");
-    write(join(box.configDir, "agents", "mine.md"), "---\nname: mine\ndescription: user only\n---\n");
-    write(join(box.work, ".claude", "agents", "shared.md"), "---\nname: shared\ndescription: claude\n---\n");
-    write(join(box.work, ".claude", "agents", "reviewer2.md"), CODE_REVIEWER);
-    write(join(box.work, ".ion", "agents", "shared.md"), "---\nname: shared\ndescription: ion\n---\n");
-    write(join(box.work, ".ion", "agents", "broken.md"), "---\ntools: {a: 1}\n---\n");
-    write(join(box.work, ".ion", "agents", "notes.txt"), "not an agent");
-    write(join(box.root, "secret.md"), "---\nname: secret\n---\n");
+    writeWithDirs(join(box.configDir, "agents", "shared.md"), "---\nname: shared\ndescription: user\n---\n");
+    writeWithDirs(join(box.configDir, "agents", "mine.md"), "---\nname: mine\ndescription: user only\n---\n");
+    writeWithDirs(
+      join(box.work, ".claude", "agents", "shared.md"),
+      "---\nname: shared\ndescription: claude\n---\n",
+    );
+    writeWithDirs(join(box.work, ".claude", "agents", "reviewer2.md"), CODE_REVIEWER);
+    writeWithDirs(
+      join(box.work, ".ion", "agents", "shared.md"),
+      "---\nname: shared\ndescription: ion\n---\n",
+    );
+    writeWithDirs(join(box.work, ".ion", "agents", "broken.md"), "---\ntools: {a: 1}\n---\n");
+    writeWithDirs(join(box.work, ".ion", "agents", "notes.txt"), "not an agent");
+    writeWithDirs(join(box.root, "secret.md"), "---\nname: secret\n---\n");
     symlinkSync(join(box.root, "secret.md"), join(box.work, ".claude", "agents", "secret.md"));
 
     const { items, diagnostics } = loadCustomAgents({ cwd: box.work, env: box.env });
@@ -166,7 +168,7 @@ function enqueueTask(input: Record<string, unknown>) {
 describe("task with custom agents and subagents config", () => {
   test("a .claude/agents file: the child gets the agent's tools and instructions", async () => {
     const box = sandbox();
-    write(join(box.work, ".claude", "agents", "code-reviewer.md"), CODE_REVIEWER);
+    writeWithDirs(join(box.work, ".claude", "agents", "code-reviewer.md"), CODE_REVIEWER);
     const session = await AgentSession.open(options(box));
     enqueueTask({ subagent_type: "code-reviewer" });
     server.enqueueReply("openai", { text: "LGTM" });
@@ -186,7 +188,10 @@ describe("task with custom agents and subagents config", () => {
 
   test("an unknown type: the result lists the built-in and custom types; no child request", async () => {
     const box = sandbox();
-    write(join(box.configDir, "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes docs\n---\n");
+    writeWithDirs(
+      join(box.configDir, "agents", "scribe.md"),
+      "---\nname: scribe\ndescription: Writes docs\n---\n",
+    );
     const session = await AgentSession.open(options(box));
     enqueueTask({ subagent_type: "nobody" });
     server.enqueueReply("openai", { text: "ok" });
