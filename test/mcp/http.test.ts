@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcpServers } from "../../src/mcp/index.ts";
+import { startMcpServers } from "../../src/mcp/servers.ts";
 import { type HttpServer, startEverythingOverHttp, toolContext, toolNamed } from "./support.ts";
 
 const base = mkdtempSync(join(tmpdir(), "ion-mcp-http-"));

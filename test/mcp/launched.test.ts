@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcpServers } from "../../src/mcp/index.ts";
+import { startMcpServers } from "../../src/mcp/servers.ts";
 import { LaunchedServers } from "../../src/mcp/stdio-process.ts";
 import {
   bunServer,

@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { estimateTokens } from "../../src/agent/tokens.ts";
-import { type McpServers, type McpTool, planMcpTools, startMcpServers } from "../../src/mcp/index.ts";
+import { planMcpTools } from "../../src/mcp/lazy.ts";
+import { type McpServers, startMcpServers } from "../../src/mcp/servers.ts";
+import type { McpTool } from "../../src/mcp/tool.ts";
 import { bunServer, MANY_TOOLS_SERVER, toolContext, toolNamed } from "./support.ts";
 
 const base = mkdtempSync(join(tmpdir(), "ion-mcp-lazy-"));

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMcpServers } from "../../src/mcp/index.ts";
+import { startMcpServers } from "../../src/mcp/servers.ts";
 import {
   bunServer,
   descendantsOf,

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseMcpServers } from "../../src/mcp/config.ts";
-import { type McpServers, startMcpServers } from "../../src/mcp/index.ts";
+import { type McpServers, startMcpServers } from "../../src/mcp/servers.ts";
 import {
   bunServer,
   EVERYTHING_SERVER,

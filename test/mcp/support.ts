@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StdioServerDefinition } from "../../src/mcp/config.ts";
-import type { McpServers, McpTool } from "../../src/mcp/index.ts";
+import type { McpServers } from "../../src/mcp/servers.ts";
+import type { McpTool } from "../../src/mcp/tool.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 
 const MODULES = join(import.meta.dir, "../../node_modules/@modelcontextprotocol");
