@@ -4,7 +4,7 @@ import type { ChildModel } from "../tools/types.ts";
 import type { ModelUsageEntry, RunResult } from "./events.ts";
 
 /** Two costs added; unknown (null) when either is. */
-export function addCost(a: number | null, b: number | null): number | null {
+function addCost(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;
 }
 

@@ -256,7 +256,7 @@ function packChunks(pieces: readonly string[], count: number, maxChars: number):
   return chunks;
 }
 
-export function renderCompactPrompt(input: {
+function renderCompactPrompt(input: {
   conversation: string;
   focus?: string | undefined;
   previousSummary?: string | undefined;

@@ -6,7 +6,7 @@ import type { AgentEvent } from "./events.ts";
 import type { PromptRefusal, TurnContext } from "./session-extension.ts";
 
 /** The `extension_state` name under which a refused prompt is kept: `data` is `{ by, reason, message }`. */
-export const REFUSED_PROMPT = "refused_prompt";
+const REFUSED_PROMPT = "refused_prompt";
 
 /**
  * The conversation of an agent session, as the model sees it, and its one owner. A turn starts with

@@ -63,7 +63,7 @@ export interface ModelUsageEntry {
   provider: string;
 }
 
-export const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 2;
 
 export interface RunResult {
   type: "result";

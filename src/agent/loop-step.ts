@@ -169,7 +169,7 @@ export async function* runStep(
  * The request's messages with the per-request context after the conversation: in its last user
  * message, or a new one. Never part of the conversation itself.
  */
-export function withContext(messages: Message[], blocks: TextBlock[]): Message[] {
+function withContext(messages: Message[], blocks: TextBlock[]): Message[] {
   if (blocks.length === 0) return messages;
   const last = messages[messages.length - 1];
   if (last?.role === "user")

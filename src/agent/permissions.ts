@@ -62,7 +62,7 @@ export interface ApprovalPolicy {
 }
 
 /** The file tools Claude Code's `acceptEdits` mode lets through without asking. */
-export const EDIT_TOOLS: readonly string[] = ["edit_file", "write_file"];
+const EDIT_TOOLS: readonly string[] = ["edit_file", "write_file"];
 
 /**
  * The decision on one call: the extensions' reviews (a denial ends it), then the mode — read-only

@@ -27,7 +27,7 @@ export interface OpenedSession {
   extensionStates?: ExtensionStateEntry[];
 }
 
-export function lastModelOf(header: { provider: string; model: string }, entries: readonly SessionEntry[]) {
+function lastModelOf(header: { provider: string; model: string }, entries: readonly SessionEntry[]) {
   let current = { provider: header.provider, model: header.model };
   for (const entry of entries)
     if (entry.type === "model_change") current = { provider: entry.provider, model: entry.model };

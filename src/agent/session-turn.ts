@@ -50,7 +50,7 @@ export interface TurnPlan {
   finish(result: RunResult): RunResult;
 }
 
-export function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
+function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
   const { options, config, target, seams } = setup;
   const { outputSchema } = options;
   const schemaCheck = outputSchema ? new SchemaCheck(outputSchema) : undefined;
@@ -107,7 +107,7 @@ export function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
  * sees as complete is already on disk); a child agent's events (a subagent run by a tool call) are
  * shown, never part of this conversation. A failed save stops the turn (`stop`), and the result says why.
  */
-export async function* savedEvents(
+async function* savedEvents(
   events: AsyncIterable<AgentEvent>,
   conversation: Conversation,
   stop: AbortController,
@@ -207,7 +207,7 @@ export async function* runTurn(
 }
 
 /** `/compact [focus]`: the compaction request, from the state a turn would be built from. */
-export function manualCompaction(
+function manualCompaction(
   setup: TurnSetup,
   focus: string | undefined,
   tokensBefore: number | undefined,

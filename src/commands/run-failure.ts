@@ -26,7 +26,7 @@ export interface FailedPrompt {
   kind: ErrorKind;
 }
 
-export function sessionFileExists(env: Env, id: string): boolean {
+function sessionFileExists(env: Env, id: string): boolean {
   try {
     return existsSync(SessionStore.forDataDir(dataDir(env)).pathOf(id));
   } catch {
@@ -35,9 +35,7 @@ export function sessionFileExists(env: Env, id: string): boolean {
 }
 
 /** Saves the prompt and the run's failed end; the id saved into, or null and why nothing was saved. */
-export async function savePromptOfFailedRun(
-  failed: FailedPrompt,
-): Promise<{ id: string | null; notes: string[] }> {
+async function savePromptOfFailedRun(failed: FailedPrompt): Promise<{ id: string | null; notes: string[] }> {
   const store = SessionStore.forDataDir(dataDir(failed.env));
   let writer: SessionWriter | undefined;
   try {

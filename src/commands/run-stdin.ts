@@ -24,7 +24,7 @@ const MAX_BYTES_PER_TOKEN = 12;
 /** With the window unknown: more than any model takes (16M tokens of ASCII). */
 const UNKNOWN_WINDOW_BYTES = 64 * 2 ** 20;
 
-export function stdinLimit(window: number | undefined): number {
+function stdinLimit(window: number | undefined): number {
   return window === undefined ? UNKNOWN_WINDOW_BYTES : window * MAX_BYTES_PER_TOKEN;
 }
 
@@ -72,7 +72,7 @@ function unreadable(err: unknown): IonError {
 }
 
 /** Reads all of stdin up to the window's limit; an abort (SIGINT/SIGTERM/SIGHUP) ends it at once. */
-export async function readStdinBounded(
+async function readStdinBounded(
   target: StdinTarget,
   signal: AbortSignal,
   log?: (line: string) => void,

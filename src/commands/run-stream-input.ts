@@ -24,7 +24,7 @@ function textBlocks(content: unknown): UserBlock[] | undefined {
 }
 
 /** Why a parsed line is not a user message ion can send, or its content blocks. */
-export function parseUserLine(line: string): UserBlock[] | string {
+function parseUserLine(line: string): UserBlock[] | string {
   let value: unknown;
   try {
     value = JSON.parse(line);

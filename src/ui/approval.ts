@@ -40,7 +40,7 @@ export function approvalQuestion(
 const DOMAIN_TOOLS: readonly string[] = ["web_fetch"];
 
 /** The domain a call of a per-domain tool reaches; undefined for other tools or an unparsable URL. */
-export function approvalDomain(name: string, input: Record<string, unknown>): string | undefined {
+function approvalDomain(name: string, input: Record<string, unknown>): string | undefined {
   if (!DOMAIN_TOOLS.includes(name) || typeof input.url !== "string") return undefined;
   try {
     return new URL(input.url).hostname || undefined;

@@ -12,7 +12,7 @@ type ToolEnd = Extract<AgentEvent, { type: "tool_end" }>;
 /** How often a running tool's status line is redrawn: its timer shows tenths, a user reads no faster. */
 export const STATUS_MS = 250;
 /** A status line appears only once calls have run this long: a quick call shows none, nothing flickers. */
-export const STATUS_DELAY_MS = 500;
+const STATUS_DELAY_MS = 500;
 /** A call's main argument in a result line: enough to tell parallel calls apart. */
 const LABEL_ARGUMENT_COLUMNS = 40;
 

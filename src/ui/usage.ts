@@ -18,7 +18,7 @@ async function resolve<T>(value: Resolvable<T>): Promise<T> {
 }
 
 /** `-m`, `--model`: one dash for a one-letter name, two for a word (citty's parser takes both so). */
-export function flagSpelling(name: string): string {
+function flagSpelling(name: string): string {
   return name.length === 1 ? `-${name}` : `--${name}`;
 }
 
