@@ -22,7 +22,7 @@ import { projectKeyRule } from "./project-rules.ts";
  * asks again.
  */
 
-export const MCP_JSON = ".mcp.json";
+const MCP_JSON = ".mcp.json";
 
 export interface ProjectItem {
   /** The file it is defined in (absolute). */
@@ -54,7 +54,7 @@ export interface ProjectRunnables {
 }
 
 /** Claude Code's project settings: only its `hooks` are read (they run commands, so they need trust). */
-export const CLAUDE_SETTINGS = join(".claude", "settings.json");
+const CLAUDE_SETTINGS = join(".claude", "settings.json");
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

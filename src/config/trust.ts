@@ -47,7 +47,7 @@ export interface TrustDecision {
 }
 
 /** `ION_TRUST_PROJECT=1` (also `true`, `yes`). */
-export function trustFromEnv(env: Env): boolean {
+function trustFromEnv(env: Env): boolean {
   return /^(1|true|yes)$/i.test(env.ION_TRUST_PROJECT?.trim() ?? "");
 }
 

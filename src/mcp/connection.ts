@@ -45,7 +45,7 @@ export interface CallOptions {
 }
 
 /** A failure to start, with the one-line reason the status and warning carry. */
-export class McpStartError extends Error {
+class McpStartError extends Error {
   override name = "McpStartError";
 }
 

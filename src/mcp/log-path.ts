@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { sanitiseNamePart } from "./names.ts";
 
-export const MCP_LOG_DIR = "mcp-logs";
+const MCP_LOG_DIR = "mcp-logs";
 
 export function mcpLogFile(dataDir: string, server: string): string {
   const clean = sanitiseNamePart(server);

@@ -19,10 +19,7 @@ import { isRunning, type ProcessId, processId, processTree, signalProcesses } fr
 const INHERITED_ENV = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
 /** The environment the SDK gives a stdio server: its inherited few, then ion's, then the server's `env`. */
-export function serverEnvironment(
-  env: Environment,
-  definition: StdioServerDefinition,
-): Record<string, string> {
+function serverEnvironment(env: Environment, definition: StdioServerDefinition): Record<string, string> {
   const merged: Record<string, string> = {};
   for (const key of INHERITED_ENV) {
     const value = process.env[key];
