@@ -1,26 +1,12 @@
-import * as z from "zod/mini";
 import type { ExtensionStateEntry, SessionEntry } from "../history/schema.ts";
-import { MessageSchema } from "../providers/message-schema.ts";
-import type { Message } from "../providers/types.ts";
 import { SUBAGENTS_EXTENSION } from "../subagents/session-subagents.ts";
+import { type ChildTranscript, childTranscriptOf } from "../subagents/transcript.ts";
 
 /**
  * Subagents' transcripts in `ion sessions show`. A child saves its whole conversation after each of
  * its steps (so a kill loses at most the step in flight); the transcript shows only the last save
  * of each tool call, where the child's conversation is complete.
  */
-
-const ChildTranscriptSchema = z.object({
-  type: z.string(),
-  description: z.string(),
-  messages: z.array(MessageSchema),
-});
-
-export interface ShownChild {
-  type: string;
-  description: string;
-  messages: Message[];
-}
 
 /** Subagent saves that a later save of the same tool call replaces: their number → the last save's. */
 export function supersededChildSaves(entries: readonly SessionEntry[]): Map<number, number> {
@@ -42,14 +28,13 @@ export function supersededChildSaves(entries: readonly SessionEntry[]): Map<numb
 }
 
 /** A subagent's saved conversation, or undefined when the entry is not one (or not in a shape this ion reads). */
-export function childTranscript(entry: ExtensionStateEntry): ShownChild | undefined {
+export function childTranscript(entry: ExtensionStateEntry): ChildTranscript | undefined {
   if (entry.extension !== SUBAGENTS_EXTENSION || !entry.parent_tool_use_id) return undefined;
-  const parsed = ChildTranscriptSchema.safeParse(entry.data);
-  return parsed.success ? (parsed.data as ShownChild) : undefined;
+  return childTranscriptOf(entry.data);
 }
 
 /** Tool call ids of a child's conversation by tool name, for naming its results. */
-export function childToolNames(child: ShownChild, into: Map<string, string>): Map<string, string> {
+export function childToolNames(child: ChildTranscript, into: Map<string, string>): Map<string, string> {
   const names = new Map(into);
   for (const message of child.messages)
     for (const block of message.content) if (block.type === "tool_use") names.set(block.id, block.name);

@@ -4,6 +4,7 @@ import { currentTools } from "../tools/registry.ts";
 import type { SubagentType, TaskRequest } from "../tools/task.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
 import type { CustomAgent } from "./custom-agents.ts";
+import type { ChildTranscript } from "./transcript.ts";
 
 /**
  * One run of a child agent for a `task` call: the parent's model, cwd, workspace and approval, a
@@ -11,13 +12,6 @@ import type { CustomAgent } from "./custom-agents.ts";
  * `maxTurns` model requests. Its events go out through the call's context (marked with the call's id),
  * its spending is reported to the parent's run, and the parent's abort signal stops it.
  */
-
-/** What a child's conversation is saved as, under the call that ran it. */
-export interface ChildTranscript {
-  type: string;
-  description: string;
-  messages: Message[];
-}
 
 /** The tools a file reader needs: what explorer and designer get, and reviewer besides `bash`. */
 const READ_TOOLS = new Set(["read_file", "list_files", "glob", "grep"]);

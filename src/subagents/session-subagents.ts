@@ -4,9 +4,9 @@ import type { Message } from "../providers/types.ts";
 import { taskTool } from "../tools/index.ts";
 import type { TaskRequest, TaskRunner } from "../tools/task.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
-import type { ChildTranscript } from "./child-run.ts";
 import type { CustomAgent } from "./custom-agents.ts";
 import type { Slots } from "./slots.ts";
+import type { ChildTranscript } from "./transcript.ts";
 
 /** The extension name child transcripts are saved under. */
 export const SUBAGENTS_EXTENSION = "subagents";
@@ -62,13 +62,10 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
       return { content: await this.unknownType(request.subagent_type, SUBAGENT_TYPES), is_error: true };
     let history: Message[] = [];
     if (request.resume !== undefined) {
-      const found = this.transcript(request.resume);
-      if (!found)
-        return {
-          content: `task: no subagent with id ${request.resume} in this session; start a new one without resume`,
-          is_error: true,
-        };
-      history = found;
+      const found = await this.transcript(request.resume);
+      if ("error" in found)
+        return { content: `task: ${found.error}; start a new one without resume`, is_error: true };
+      history = found.messages;
     }
     const { runChild } = await import("./child-run.ts");
     // Set before any await: the calls of one step arrive together and must share one limit.
@@ -109,12 +106,19 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
     return `task: no subagent type ${name}. Built-in types: ${builtin.join(", ")}.${customText}`;
   }
 
-  /** A child's conversation by its task id: run in this process, else saved in the resumed session. */
-  private transcript(id: string): Message[] | undefined {
+  /**
+   * A child's conversation by its task id: run in this process, else saved in the resumed session
+   * (checked: a damaged save is an error the model can act on, not a request no provider accepts).
+   */
+  private async transcript(id: string): Promise<{ messages: Message[] } | { error: string }> {
     const known = this.children.get(id);
-    if (known) return known;
+    if (known) return { messages: known };
     const saved = this.latest?.(SUBAGENTS_EXTENSION, id);
-    if (typeof saved !== "object" || saved === null || !("messages" in saved)) return undefined;
-    return Array.isArray(saved.messages) ? (saved.messages as Message[]) : undefined;
+    if (saved === undefined) return { error: `no subagent with id ${id} in this session` };
+    const { childTranscriptOf } = await import("./transcript.ts");
+    const child = childTranscriptOf(saved);
+    if (!child)
+      return { error: `the saved conversation of subagent ${id} cannot be read (a damaged session file)` };
+    return { messages: child.messages };
   }
 }
