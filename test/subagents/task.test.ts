@@ -15,6 +15,7 @@ import { SessionStore } from "../../src/history/store.ts";
 import type { UserBlock } from "../../src/providers/types.ts";
 import { SessionSubagents, SUBAGENTS_EXTENSION } from "../../src/subagents/session-subagents.ts";
 import { streamJsonRenderer } from "../../src/ui/stream-json.ts";
+import { captureRender } from "../support/render-capture.ts";
 import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { errorReply } from "../support/wire-scripts.ts";
@@ -101,20 +102,11 @@ describe("the task tool", () => {
     // The child's events carry the call's id; stream-json prints them with parent_tool_use_id.
     const childEvents = events.filter((e) => e.type !== "result" && e.parent_tool_use_id === "call_task");
     expect(childEvents.some((e) => e.type === "tool_end" && e.name === "read_file")).toBe(true);
-    const lines: string[] = [];
-    const renderer = streamJsonRenderer({
-      stdout: { write: (t) => void lines.push(t) },
-      stderr: { write: () => {} },
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      quiet: false,
-      verbose: false,
-      partial: false,
-      color: false,
-    });
+    const io = captureRender();
+    const renderer = streamJsonRenderer(io.options);
     for (const event of events) renderer.onEvent(event);
-    const json = lines
-      .join("")
+    const json = io
+      .out()
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l));

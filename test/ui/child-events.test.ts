@@ -9,6 +9,7 @@ import { ChatRenderer } from "../../src/ui/chat-render.ts";
 import { createRenderer, type RenderOptions } from "../../src/ui/renderer.ts";
 import { createStyle } from "../../src/ui/style.ts";
 import { parseStreamJson } from "../support/output-schemas.ts";
+import { captureRender } from "../support/render-capture.ts";
 import { usageOf } from "../support/stream-helpers.ts";
 
 const USAGE = usageOf(10, 5);
@@ -142,25 +143,8 @@ function runWithChild(): AgentEvent[] {
   ];
 }
 
-function capture(overrides: Partial<RenderOptions> = {}) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const options: RenderOptions = {
-    stdout: { write: (t) => void stdout.push(t) },
-    stderr: { write: (t) => void stderr.push(t) },
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    quiet: false,
-    verbose: false,
-    partial: false,
-    color: false,
-    ...overrides,
-  };
-  return { options, out: () => stdout.join(""), err: () => stderr.join("") };
-}
-
 async function render(format: "text" | "stream-json", overrides: Partial<RenderOptions> = {}) {
-  const io = capture(overrides);
+  const io = captureRender(overrides);
   const renderer = await createRenderer(format, io.options);
   for (const event of runWithChild()) renderer.onEvent(event);
   renderer.close();

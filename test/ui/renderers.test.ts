@@ -3,6 +3,7 @@ import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { createRenderer, type OutputFormat, type RenderOptions } from "../../src/ui/renderer.ts";
 import { formatTokens, summarizeInput, summaryLine } from "../../src/ui/text.ts";
 import { CompactBoundarySchema, parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
+import { captureRender } from "../support/render-capture.ts";
 import { usageOf } from "../support/stream-helpers.ts";
 
 const USAGE = usageOf(120, 30, 100);
@@ -102,25 +103,8 @@ function fullRun(final: RunResult = result()): AgentEvent[] {
   ];
 }
 
-function capture(overrides: Partial<RenderOptions> = {}) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const options: RenderOptions = {
-    stdout: { write: (t) => void stdout.push(t) },
-    stderr: { write: (t) => void stderr.push(t) },
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    quiet: false,
-    verbose: false,
-    partial: false,
-    color: false,
-    ...overrides,
-  };
-  return { options, out: () => stdout.join(""), err: () => stderr.join(""), chunks: stdout };
-}
-
 async function render(format: OutputFormat, events: AgentEvent[], overrides: Partial<RenderOptions> = {}) {
-  const io = capture(overrides);
+  const io = captureRender(overrides);
   const renderer = await createRenderer(format, io.options);
   for (const event of events) renderer.onEvent(event);
   renderer.close();
