@@ -1,25 +1,11 @@
 import type { Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { ChildModel } from "../tools/types.ts";
-import type { ModelUsageEntry, RunResult } from "./events.ts";
+import { type ModelUsageEntry, modelUsageEntry, type RunResult } from "./events.ts";
 
 /** Two costs added; unknown (null) when either is. */
 function addCost(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b;
-}
-
-function entryOf(usage: Usage, costUSD: number | null, model: ChildModel): ModelUsageEntry {
-  return {
-    inputTokens: usage.input_tokens,
-    outputTokens: usage.output_tokens,
-    cacheReadInputTokens: usage.cache_read_input_tokens,
-    cacheCreationInputTokens: usage.cache_creation_input_tokens,
-    webSearchRequests: 0,
-    costUSD,
-    contextWindow: model.contextWindow ?? null,
-    maxOutputTokens: model.maxOutputTokens ?? null,
-    provider: model.provider,
-  };
 }
 
 function merged(a: ModelUsageEntry, b: ModelUsageEntry): ModelUsageEntry {
@@ -51,7 +37,7 @@ export class ChildSpending {
     this.usage = addUsage(this.usage, usage);
     this.cost = addCost(this.cost, costUSD);
     if (!model) return;
-    const entry = entryOf(usage, costUSD, model);
+    const entry = modelUsageEntry(usage, costUSD, model);
     const key = `${model.provider}/${model.model}`;
     const known = this.models.get(key);
     this.models.set(key, { model: model.model, entry: known ? merged(known.entry, entry) : entry });

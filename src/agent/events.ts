@@ -8,7 +8,7 @@ import type {
   Usage,
   UserMessage,
 } from "../providers/types.ts";
-import type { ToolMetadata } from "../tools/types.ts";
+import type { ChildModel, ToolMetadata } from "../tools/types.ts";
 import { redactText } from "../util/secrets.ts";
 
 /**
@@ -61,6 +61,25 @@ export interface ModelUsageEntry {
   maxOutputTokens: number | null;
   /** The provider that served the model (ion's id). */
   provider: string;
+}
+
+/** One model's `modelUsage` entry: its tokens, their price, and the model's limits. */
+export function modelUsageEntry(
+  usage: Usage,
+  costUSD: number | null,
+  model: Omit<ChildModel, "model">,
+): ModelUsageEntry {
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheReadInputTokens: usage.cache_read_input_tokens,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens,
+    webSearchRequests: 0,
+    costUSD,
+    contextWindow: model.contextWindow ?? null,
+    maxOutputTokens: model.maxOutputTokens ?? null,
+    provider: model.provider,
+  };
 }
 
 const SCHEMA_VERSION = 2;

@@ -7,7 +7,7 @@
 import { IonError } from "../errors.ts";
 import type { ProviderError, StreamEvent, StreamFn, StreamRequest, Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
-import type { RunResult } from "./events.ts";
+import { modelUsageEntry, type RunResult } from "./events.ts";
 import { type ModelTarget, resolveTarget } from "./session-setup.ts";
 
 const label = (target: ModelTarget) => `${target.provider.id}/${target.model}`;
@@ -127,17 +127,11 @@ export class ModelFallback {
       const used = this.spent.get(target) ?? emptyUsage();
       // Keyed by model id as Claude Code does, unless both providers use the same id.
       const key = this.primary.model === this.fallback.model ? label(target) : target.model;
-      modelUsage[key] = {
-        inputTokens: used.input_tokens,
-        outputTokens: used.output_tokens,
-        cacheReadInputTokens: used.cache_read_input_tokens,
-        cacheCreationInputTokens: used.cache_creation_input_tokens,
-        webSearchRequests: 0,
-        costUSD: target.facts.price(used),
-        contextWindow: target.facts.contextWindow ?? null,
-        maxOutputTokens: target.facts.maxOutput ?? null,
+      modelUsage[key] = modelUsageEntry(used, target.facts.price(used), {
         provider: target.provider.id,
-      };
+        contextWindow: target.facts.contextWindow,
+        maxOutputTokens: target.facts.maxOutput,
+      });
     }
     return {
       ...result,

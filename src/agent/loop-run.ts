@@ -9,6 +9,7 @@ import {
   buildResult,
   type CompactTrigger,
   type ErrorKind,
+  modelUsageEntry,
   type PermissionDenial,
   type ResultSubtype,
   type RunResult,
@@ -217,17 +218,11 @@ export class AgentRun {
       ...(this.failure?.status !== undefined ? { api_error_status: this.failure.status } : {}),
       stop_reason: this.lastStop,
       modelUsage: {
-        [input.model]: {
-          inputTokens: usage.input_tokens,
-          outputTokens: usage.output_tokens,
-          cacheReadInputTokens: usage.cache_read_input_tokens,
-          cacheCreationInputTokens: usage.cache_creation_input_tokens,
-          webSearchRequests: 0,
-          costUSD: cost,
-          contextWindow: input.contextWindow ?? null,
-          maxOutputTokens: input.maxOutputTokens ?? null,
+        [input.model]: modelUsageEntry(usage, cost, {
           provider: input.provider.id,
-        },
+          contextWindow: input.contextWindow,
+          maxOutputTokens: input.maxOutputTokens,
+        }),
       },
     });
     // What child agents spent, on top of the run's own (the same result when they reported nothing).
