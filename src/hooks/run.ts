@@ -1,3 +1,4 @@
+import { errnoOf, messageOf } from "../util/error-text.ts";
 import type { HookCommand } from "./config.ts";
 
 /** How one hook command ended: its exit code (null when killed), its output, and whether it ran out of time. */
@@ -14,7 +15,7 @@ function killGroup(pid: number): void {
   try {
     process.kill(-pid, "SIGKILL");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+    if (errnoOf(err) !== "ESRCH") throw err;
   }
 }
 
@@ -43,7 +44,7 @@ export async function runHook(
       command: hook.command,
       code: null,
       stdout: "",
-      stderr: `could not start: ${String(err)}`,
+      stderr: `could not start: ${messageOf(err)}`,
       timedOut: false,
     };
   }
@@ -57,7 +58,7 @@ export async function runHook(
     await proc.stdin.end();
   } catch (err) {
     // A hook that exits without reading its input closes the pipe: that is its choice, not a failure.
-    if ((err as NodeJS.ErrnoException).code !== "EPIPE") throw err;
+    if (errnoOf(err) !== "EPIPE") throw err;
   }
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
