@@ -2,12 +2,9 @@ import type { PermissionMode } from "../agent/permissions.ts";
 import type { ProjectTrust } from "../agent/session-options.ts";
 import type { HookResponse, HooksExtension } from "../hooks/extension.ts";
 import type { ApproveFn } from "../tools/types.ts";
+import { isPlainObject } from "../util/plain-object.ts";
 import { readJson } from "./load.ts";
 import { configFiles, dataDir, type Env } from "./paths.ts";
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Claude Code's names of ion's permission modes, for a hook's `permission_mode`. */
 const CLAUDE_MODES: Record<PermissionMode, string> = {

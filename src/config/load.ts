@@ -4,6 +4,7 @@ import { IonError } from "../errors.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
 import { errnoText } from "../util/error-text.ts";
 import { findGitRoot } from "../util/git.ts";
+import { isPlainObject } from "../util/plain-object.ts";
 import { NOT_UTF8, PROJECT_FILE_MAX_BYTES, readProjectText } from "../util/project-file.ts";
 import { holdsSecret } from "../util/secrets.ts";
 import { configFiles, type Env } from "./paths.ts";
@@ -116,10 +117,6 @@ async function warnIfShared(file: string, warnings: string[]): Promise<void> {
 /** `config.json` too, when it holds a key, a secret header or URL credentials (keys.json always does). */
 async function warnIfSharedSecrets(file: string, raw: unknown, warnings: string[]): Promise<void> {
   if (holdsSecret(raw)) await warnIfShared(file, warnings);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Deep merge: objects merge key by key, everything else (arrays included) replaces. */

@@ -14,6 +14,8 @@
  *   filterProjectConfig(raw, { trusted }) → { kept, ignored: [{ path, rule }] }
  */
 
+import { isPlainObject } from "../util/plain-object.ts";
+
 export type ProjectKeyRule = "project" | "trusted" | "user";
 
 type RuleTree = { readonly [key: string]: ProjectKeyRule | RuleTree };
@@ -57,10 +59,6 @@ const PROJECT_RULES: RuleTree = {
   hooks: "trusted",
   mcpServers: "trusted",
 };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The rule for a dotted path; a path below a leaf rule takes the leaf's rule. */
 export function projectKeyRule(path: readonly string[]): ProjectKeyRule {

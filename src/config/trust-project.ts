@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { errnoOf } from "../util/error-text.ts";
 import { locateRepository } from "../util/git.ts";
+import { isPlainObject } from "../util/plain-object.ts";
 import { readProjectText } from "../util/project-file.ts";
 import { maskHeaderValue, maskKey, maskUrl } from "../util/secrets.ts";
 import { escapeControls } from "../util/terminal-text.ts";
@@ -55,10 +56,6 @@ export interface ProjectRunnables {
 
 /** Claude Code's project settings: only its `hooks` are read (they run commands, so they need trust). */
 const CLAUDE_SETTINGS = join(".claude", "settings.json");
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The project a directory belongs to: its git repository's root, else the directory; real path. */
 export function projectRoot(cwd: string): string {

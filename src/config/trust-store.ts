@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { IonError } from "../errors.ts";
+import { isPlainObject } from "../util/plain-object.ts";
 import { atomicWriteJson, readJson } from "./load.ts";
 import { dataDir, type Env } from "./paths.ts";
 
@@ -24,10 +25,6 @@ const VERSION = 1;
 
 export function trustFile(env: Env): string {
   return join(dataDir(env), "trusted-projects.json");
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isRecord(value: unknown): value is TrustRecord {

@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { messageOf } from "../util/error-text.ts";
+import { isPlainObject } from "../util/plain-object.ts";
 import { type Environment, Expander } from "./expand.ts";
 
 export interface StdioServerDefinition {
@@ -66,10 +67,6 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** Why an entry is not a server ion can start, or the entry's kind. */
 function entryKind(entry: Record<string, unknown>): "stdio" | "remote" | string {
   const type = entry.type;
@@ -104,7 +101,7 @@ export function parseMcpServers(
 ): McpServerList {
   const servers: McpServerDefinition[] = [];
   const warnings: string[] = [];
-  if (!isRecord(mcpServers)) {
+  if (!isPlainObject(mcpServers)) {
     warnings.push(`MCP servers in ${source}: "mcpServers" must be an object of named servers; none loaded`);
     return { servers, warnings };
   }
@@ -114,7 +111,7 @@ export function parseMcpServers(
       warnings.push(`MCP server with an empty name (${source}): skipped`);
       continue;
     }
-    if (!isRecord(entry)) {
+    if (!isPlainObject(entry)) {
       warnings.push(`${label}: must be an object; skipped`);
       continue;
     }
@@ -175,7 +172,7 @@ export function parseMcpJson(text: string, source: string, env: Environment = pr
     const reason = messageOf(err);
     return { servers: [], warnings: [`MCP servers in ${source}: not valid JSON (${reason}); none loaded`] };
   }
-  if (!isRecord(document) || document.mcpServers === undefined)
+  if (!isPlainObject(document) || document.mcpServers === undefined)
     return { servers: [], warnings: [`MCP servers in ${source}: no "mcpServers" object; none loaded`] };
   return parseMcpServers(document.mcpServers, source, env);
 }

@@ -20,6 +20,7 @@ import { join, resolve } from "node:path";
 import { readJson } from "../config/load.ts";
 import { configFiles, type Env } from "../config/paths.ts";
 import { findGitRoot } from "../util/git.ts";
+import { isPlainObject } from "../util/plain-object.ts";
 import { readProjectText } from "../util/project-file.ts";
 import type { McpServerDefinition } from "./config.ts";
 
@@ -85,10 +86,6 @@ export interface CollectOptions {
   trustedMcpJson?: { servers: Record<string, unknown> | undefined };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** A project file's text, or a warning; the loader of `.ion/config.json` reports that file's problems itself. */
 function projectText(file: string, root: string, warnings: string[] | undefined): string | undefined {
   const read = readProjectText(file, root);
@@ -121,12 +118,12 @@ async function findServers(
 ): Promise<FoundServers[]> {
   const found: FoundServers[] = [];
   const user = await readJson(files.user);
-  if (isRecord(user) && user.mcpServers !== undefined)
+  if (isPlainObject(user) && user.mcpServers !== undefined)
     found.push({ origin: { file: files.user, scope: "user" }, entries: user.mcpServers });
   if (files.projectConfig !== undefined) {
     const text = projectText(files.projectConfig, files.root, undefined);
     const document = text === undefined ? undefined : parseJsonOrUndefined(text);
-    if (isRecord(document) && document.mcpServers !== undefined)
+    if (isPlainObject(document) && document.mcpServers !== undefined)
       found.push({ origin: { file: files.projectConfig, scope: "project" }, entries: document.mcpServers });
   }
   if (trustedMcpJson !== undefined) {
@@ -137,7 +134,7 @@ async function findServers(
   const text = projectText(files.mcpJson, files.root, warnings);
   if (text !== undefined) {
     const document = parseJsonOrUndefined(text);
-    const entries = isRecord(document) ? document.mcpServers : undefined;
+    const entries = isPlainObject(document) ? document.mcpServers : undefined;
     found.push({ origin: { file: files.mcpJson, scope: "project" }, entries, mcpJsonText: text });
   }
   return found;
@@ -188,12 +185,12 @@ export async function collectMcpServers(options: CollectOptions): Promise<McpSer
  * nothing of an untrusted project is expanded or checked, only named.
  */
 function skippedOf({ origin, entries }: FoundServers): SkippedServer[] {
-  if (!isRecord(entries)) return [];
+  if (!isPlainObject(entries)) return [];
   return Object.entries(entries).map(([name, entry]) => ({ ...origin, name, transport: transportOf(entry) }));
 }
 
 function transportOf(entry: unknown): SkippedServer["transport"] {
-  if (!isRecord(entry)) return undefined;
+  if (!isPlainObject(entry)) return undefined;
   if (entry.type === "stdio" || entry.type === "http" || entry.type === "sse") return entry.type;
   return entry.type === undefined && typeof entry.command === "string" ? "stdio" : undefined;
 }

@@ -4,6 +4,8 @@
  * or saves something that may hold a secret goes through here.
  */
 
+import { isPlainObject } from "./plain-object.ts";
+
 /** `sk-proj-abcdef…wxyz` → `sk-…wxyz`: enough to tell keys apart, never enough to use one. */
 export function maskKey(key: string): string {
   if (key.length <= 8) return "…";
@@ -107,10 +109,6 @@ export function redactText(text: string, knownSecrets: Iterable<string | undefin
 
 type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Masks, in place, the secrets of a config object or any part of one: `api_key` values, `api_base`
  * credentials and secret-looking `headers` values, at the top level and under `providers`. `inside`
@@ -123,7 +121,7 @@ export function maskConfigSecrets(node: JsonObject, inside: readonly string[] = 
       if (byName) node[key] = maskHeaderValue(key, value);
       else if (key === "api_key") node[key] = maskKey(value);
       else if (key === "api_base" || isMcpServerUrl(inside, key)) node[key] = maskUrl(value);
-    } else if (isObject(value)) maskConfigSecrets(value, [...inside, key]);
+    } else if (isPlainObject(value)) maskConfigSecrets(value, [...inside, key]);
   }
 }
 
@@ -139,7 +137,7 @@ function isMcpServerUrl(inside: readonly string[], key: string): boolean {
 
 /** Whether a config object holds a secret: an API key, a secret-looking header value or URL credentials. */
 export function holdsSecret(node: unknown, inside: readonly string[] = []): boolean {
-  if (!isObject(node)) return false;
+  if (!isPlainObject(node)) return false;
   const byName = inside.at(-1) === "headers" || isMcpServerEnv(inside);
   return Object.entries(node).some(([key, value]) => {
     if (typeof value !== "string") return holdsSecret(value, [...inside, key]);
