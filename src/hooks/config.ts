@@ -4,7 +4,7 @@
  * project's `.ion/config.json` and `.claude/settings.json`): all of them run, as in Claude Code.
  */
 
-export const HOOK_EVENTS = [
+const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
   "PostToolUseFailure",
@@ -17,7 +17,7 @@ export const HOOK_EVENTS = [
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-export const DEFAULT_TIMEOUT_S = 60;
+const DEFAULT_TIMEOUT_S = 60;
 
 export interface HookCommand {
   command: string;

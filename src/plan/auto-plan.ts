@@ -9,7 +9,7 @@ import { MAX_PLAN_ITEMS, type PlanItem } from "./plan.ts";
  */
 
 /** A message longer than this many characters is planned first. */
-export const AUTO_PLAN_MIN_CHARS = 100;
+const AUTO_PLAN_MIN_CHARS = 100;
 
 /** The message's text, when it is long enough to plan first; undefined otherwise. */
 export function autoPlanText(content: readonly UserBlock[]): string | undefined {

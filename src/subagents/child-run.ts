@@ -31,7 +31,7 @@ export function childTools(type: SubagentType, parentTools: readonly AgentTool[]
  * A custom agent's tools: its `tools` list (all of the parent's when it names none) without its
  * `disallowedTools`, and never `task`.
  */
-export function customAgentTools(agent: CustomAgent, parentTools: readonly AgentTool[]): AgentTool[] {
+function customAgentTools(agent: CustomAgent, parentTools: readonly AgentTool[]): AgentTool[] {
   const allowed = agent.tools === undefined ? undefined : new Set(agent.tools);
   const denied = new Set(agent.disallowedTools);
   return parentTools.filter(

@@ -17,7 +17,6 @@ import { readProjectFile } from "../util/project-file.ts";
  * `tools` is a comma-separated string or a YAML list of ion's or Claude Code's tool names (`Bash`,
  * `Read`, … as hooks map them); other keys are ignored; a bad file is a diagnostic, never a failure.
  *
- *   agentDirs({cwd, env}) → AgentDir[]
  *   loadCustomAgents({cwd, env}) → Loaded<CustomAgent>      winners sorted by name
  *   parseAgentFile(text, origin) → CustomAgent | { error }
  *   ionToolName(name) → string                               "Bash" → "bash", "Bash(git:*)" → "bash"
@@ -60,7 +59,7 @@ export function ionToolName(name: string): string {
   return ION_NAMES.get(bare) ?? bare;
 }
 
-export function agentDirs({ cwd, env = process.env }: AgentOptions): AgentDir[] {
+function agentDirs({ cwd, env = process.env }: AgentOptions): AgentDir[] {
   const dir = resolve(cwd);
   const projectRoot = findGitRoot(dir)?.root ?? dir;
   return [

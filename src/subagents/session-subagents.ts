@@ -11,7 +11,7 @@ import type { ChildTranscript } from "./transcript.ts";
 /** The extension name child transcripts are saved under. */
 export const SUBAGENTS_EXTENSION = "subagents";
 /** A child's model requests at most (config `subagents.max_turns` may lower or raise it). */
-export const DEFAULT_CHILD_TURNS = 15;
+const DEFAULT_CHILD_TURNS = 15;
 /** Children running at once; more `task` calls wait for a free slot. */
 export const MAX_PARALLEL_CHILDREN = 4;
 

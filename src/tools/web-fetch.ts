@@ -9,7 +9,7 @@ export const MAX_FETCH_BYTES = 5 * 1024 * 1024;
 /** Characters returned to the model at most (after HTML became Markdown). */
 export const MAX_FETCH_CHARS = 100_000;
 /** Redirects followed at most; each hop's URL must be http(s) too. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 /** The whole fetch, redirects included, is stopped after this. */
 export const FETCH_TIMEOUT_MS = 30_000;
 
