@@ -1,4 +1,5 @@
 import { type ArgsDef, type CommandDef, defineCommand, parseArgs } from "citty";
+import type { Diagnostic } from "../context/diagnostics.ts";
 import { IonError } from "../errors.ts";
 
 interface FlagInfo {
@@ -154,4 +155,27 @@ export function tildePath(path: string, home = process.env.HOME): string {
 export function clipLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+}
+
+/**
+ * The output of a command that prints files from repositories (`ion skills`, `ion agents`): fd
+ * writers, the terminal's size, and `safe`, which makes their text safe for a terminal. Loaded when
+ * the command runs, not when ion starts.
+ */
+export async function fileListingOutput() {
+  const { fdWriter, terminal } = await import("../util/fd-writer.ts");
+  const { safeForTerminal } = await import("../util/terminal-text.ts");
+  return { stdout: fdWriter("stdout"), stderr: fdWriter("stderr"), terminal, safe: safeForTerminal };
+}
+
+/** Files that could not be used, one line each after the listing (`ion: skipped <path>: <why>`); never a failure. */
+export function reportDiagnostics(
+  stderr: { write(text: string): void },
+  diagnostics: readonly Diagnostic[],
+  safe: (text: string) => string,
+): void {
+  for (const d of diagnostics) {
+    const what = d.severity === "error" ? "skipped" : "warning:";
+    stderr.write(`ion: ${what} ${safe(`${d.path}: ${d.message}`)}\n`);
+  }
 }

@@ -1,7 +1,14 @@
 import { type ArgsDef, defineCommand } from "citty";
 import type { Diagnostic } from "../context/diagnostics.ts";
 import type { CustomAgent } from "../subagents/custom-agents.ts";
-import { clipLine, guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
+import {
+  clipLine,
+  fileListingOutput,
+  guardSubcommand,
+  parseStrict,
+  reportDiagnostics,
+  tildePath,
+} from "./_shared.ts";
 
 /**
  * `ion agents [list] [--json]`, `ion agents show NAME`: the custom subagent types the `task` tool can
@@ -59,24 +66,6 @@ async function load(cwd: string | undefined) {
   return { items, diagnostics, builtin };
 }
 
-/** Agent files come from repositories: everything printed from them is made safe for a terminal. */
-async function output() {
-  const { fdWriter, terminal } = await import("../util/fd-writer.ts");
-  const { safeForTerminal } = await import("../util/terminal-text.ts");
-  return { stdout: fdWriter("stdout"), stderr: fdWriter("stderr"), terminal, safe: safeForTerminal };
-}
-
-function report(
-  stderr: { write(text: string): void },
-  diagnostics: readonly Diagnostic[],
-  safe: (text: string) => string,
-): void {
-  for (const d of diagnostics) {
-    const what = d.severity === "error" ? "skipped" : "warning:";
-    stderr.write(`ion: ${what} ${safe(`${d.path}: ${d.message}`)}\n`);
-  }
-}
-
 const toolsText = (agent: CustomAgent) => {
   const allowed = agent.tools === undefined ? "all" : agent.tools.join(", ") || "none";
   return agent.disallowedTools.length === 0
@@ -90,7 +79,7 @@ const list = defineCommand({
   args: listArgs,
   async run({ rawArgs }) {
     const args = parseStrict("agents list", rawArgs, listArgs, 0);
-    const { stdout, stderr, terminal, safe } = await output();
+    const { stdout, stderr, terminal, safe } = await fileListingOutput();
     const { items, diagnostics, builtin } = await load(args.cwd);
     if (args.json === true) {
       const json: AgentListItem[] = items.map((agent) => ({
@@ -121,7 +110,7 @@ const list = defineCommand({
         );
       stdout.write(`Built-in types: ${builtin.join(", ")}\n`);
     }
-    report(stderr, diagnostics, safe);
+    reportDiagnostics(stderr, diagnostics, safe);
   },
 });
 
@@ -130,14 +119,14 @@ const show = defineCommand({
   args: showArgs,
   async run({ rawArgs }) {
     const args = parseStrict("agents show", rawArgs, showArgs, 1);
-    const { stdout, stderr, safe } = await output();
+    const { stdout, stderr, safe } = await fileListingOutput();
     const { IonError } = await import("../errors.ts");
     if (typeof args.name !== "string" || args.name === "")
       throw new IonError("usage", "ion agents show needs an agent name", { hint: "`ion agents` lists them" });
     const { items, diagnostics } = await load(args.cwd);
     const agent = items.find((item) => item.name === args.name);
     // A file that failed to load is the likeliest reason a name is missing: show its problems.
-    report(stderr, diagnostics, safe);
+    reportDiagnostics(stderr, diagnostics, safe);
     if (!agent)
       throw new IonError("usage", `no custom agent named ${safe(args.name)}`, {
         hint: "`ion agents` lists them",

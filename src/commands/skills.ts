@@ -1,7 +1,13 @@
 import { type ArgsDef, defineCommand } from "citty";
-import type { Diagnostic } from "../context/diagnostics.ts";
 import type { Skill } from "../skills/types.ts";
-import { clipLine, guardSubcommand, parseStrict, tildePath } from "./_shared.ts";
+import {
+  clipLine,
+  fileListingOutput,
+  guardSubcommand,
+  parseStrict,
+  reportDiagnostics,
+  tildePath,
+} from "./_shared.ts";
 
 /**
  * `ion skills [list] [--json]`, `ion skills show NAME`, `ion skills path` (SPEC §9). The top level
@@ -46,31 +52,12 @@ async function load(cwd: string | undefined) {
   return loaded;
 }
 
-/** Skill files come from repositories: everything printed from them is made safe for a terminal. */
-async function output() {
-  const { fdWriter, terminal } = await import("../util/fd-writer.ts");
-  const { safeForTerminal } = await import("../util/terminal-text.ts");
-  return { stdout: fdWriter("stdout"), stderr: fdWriter("stderr"), terminal, safe: safeForTerminal };
-}
-
-/** Bad skill files are reported after the listing; they never fail the command. */
-function report(
-  stderr: { write(text: string): void },
-  diagnostics: readonly Diagnostic[],
-  safe: (text: string) => string,
-): void {
-  for (const d of diagnostics) {
-    const what = d.severity === "error" ? "skipped" : "warning:";
-    stderr.write(`ion: ${what} ${safe(`${d.path}: ${d.message}`)}\n`);
-  }
-}
-
 const list = defineCommand({
   meta: { name: "list", description: "Skills with their description, source and availability (the default)" },
   args: listArgs,
   async run({ rawArgs }) {
     const args = parseStrict("skills list", rawArgs, listArgs, 0);
-    const { stdout, stderr, terminal, safe } = await output();
+    const { stdout, stderr, terminal, safe } = await fileListingOutput();
     const { items, diagnostics } = await load(args.cwd);
     if (args.json === true) {
       const json: SkillListItem[] = items.map((skill) => ({
@@ -94,7 +81,7 @@ const list = defineCommand({
       ]);
       stdout.write(renderTable(columns, rows, { width: terminal().width }));
     }
-    report(stderr, diagnostics, safe);
+    reportDiagnostics(stderr, diagnostics, safe);
   },
 });
 
@@ -103,7 +90,7 @@ const show = defineCommand({
   args: showArgs,
   async run({ rawArgs }) {
     const args = parseStrict("skills show", rawArgs, showArgs, 1);
-    const { stdout, stderr, safe } = await output();
+    const { stdout, stderr, safe } = await fileListingOutput();
     const { IonError } = await import("../errors.ts");
     if (typeof args.name !== "string" || args.name === "")
       throw new IonError("usage", "ion skills show needs a skill name", { hint: "`ion skills` lists them" });
@@ -114,7 +101,7 @@ const show = defineCommand({
     if (!skill.available)
       stderr.write(`ion: note: ${safe(`${skill.name} is unavailable: ${skill.unavailable}`)}\n`);
     // Only this skill's problems: the others are `ion skills`' business.
-    report(
+    reportDiagnostics(
       stderr,
       diagnostics.filter((d) => d.path === skill.path),
       safe,
@@ -127,7 +114,7 @@ const path = defineCommand({
   args: cwdArg,
   async run({ rawArgs }) {
     const args = parseStrict("skills path", rawArgs, cwdArg, 0);
-    const { stdout } = await output();
+    const { stdout } = await fileListingOutput();
     const { skillDirs } = await import("../skills/load.ts");
     const dirs = skillDirs({ cwd: args.cwd ?? process.cwd() });
     stdout.write(`${dirs.map((dir) => `${dir.path}\n`).join("")}`);
