@@ -71,7 +71,12 @@ async function settle(trustFlag: boolean | undefined, command: "list" | "tools")
     // Exactly what was trusted: the .mcp.json servers as the decision read and hashed them.
     ...(trust.trusted ? { trustedMcpJson: { servers: trust.project.mcpServers } } : {}),
   });
-  const lines = new Set([...trust.warnings, ...loaded.warnings, ...sources.warnings]);
+  const lines = new Set([
+    ...trust.warnings,
+    ...trust.project.warnings,
+    ...loaded.warnings,
+    ...sources.warnings,
+  ]);
   for (const line of lines) warn(line);
   // `tools` is about one server: when it is the project's, its own error says the project is untrusted.
   if (trust.skippedLine !== undefined && command === "list") warn(trust.skippedLine);

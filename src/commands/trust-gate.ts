@@ -6,8 +6,9 @@ import type { ApprovalPrompt } from "../ui/approval.ts";
 
 /**
  * The project trust gate as `ion run` and `ion chat` use it (the decision itself is config/trust.ts):
- * asks on the terminal through the run's prompt, prints the gate's warnings and its one skipped line,
- * and turns a Ctrl+C at the question into an interrupted run.
+ * asks on the terminal through the run's prompt, prints the gate's warnings (the trust store's, and the
+ * project files' it could not use) and its one skipped line, and turns a Ctrl+C at the question into an
+ * interrupted run.
  */
 export async function runTrustGate(options: {
   cwd: string;
@@ -32,7 +33,8 @@ export async function runTrustGate(options: {
     ask: (listing, question) => ask(options.prompt, listing, question),
   });
   if (options.signal?.aborted) throw new IonError("interrupted", "interrupted");
-  for (const line of decision.warnings) options.notice(`warning: ${line}`);
+  // A project file refused or not JSON (`.mcp.json`, `.claude/settings.json`): nothing in it runs, trusted or not.
+  for (const line of [...decision.warnings, ...decision.project.warnings]) options.notice(`warning: ${line}`);
   if (decision.skippedLine !== undefined) options.notice(`warning: ${decision.skippedLine}`);
   return { trusted: decision.trusted, project: decision.project };
 }

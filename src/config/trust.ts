@@ -40,8 +40,8 @@ export interface TrustDecision {
   /** Untrusted with something to skip, and no question answered: the one line that says so. */
   skippedLine?: string;
   /**
-   * An unreadable store, in one line. (A project file that was refused is in `project.warnings`: the
-   * MCP client, which reads `.mcp.json` whether or not the project is trusted, says it in a run.)
+   * An unreadable store, in one line. (A project file that was refused or is not JSON is in
+   * `project.warnings`: the gate of a run says those too.)
    */
   warnings: string[];
 }

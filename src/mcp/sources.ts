@@ -113,7 +113,7 @@ interface FoundServers {
 /** The `mcpServers` of each file that has some, in precedence order. */
 async function findServers(
   files: McpSourceFiles,
-  trustedMcpJson: CollectOptions["trustedMcpJson"],
+  { trusted, trustedMcpJson }: Pick<CollectOptions, "trusted" | "trustedMcpJson">,
   warnings: string[],
 ): Promise<FoundServers[]> {
   const found: FoundServers[] = [];
@@ -131,7 +131,8 @@ async function findServers(
       found.push({ origin: { file: files.mcpJson, scope: "project" }, entries: trustedMcpJson.servers });
     return found;
   }
-  const text = projectText(files.mcpJson, files.root, warnings);
+  // Untrusted, the file is read only to name its servers: the trust decision says what is wrong with it.
+  const text = projectText(files.mcpJson, files.root, trusted ? warnings : undefined);
   if (text !== undefined) {
     const document = parseJsonOrUndefined(text);
     const entries = isPlainObject(document) ? document.mcpServers : undefined;
@@ -150,7 +151,7 @@ export async function collectMcpServers(options: CollectOptions): Promise<McpSer
   const env = options.env ?? process.env;
   const files = mcpSourceFiles(options.cwd, env);
   const warnings: string[] = [];
-  const found = await findServers(files, options.trustedMcpJson, warnings);
+  const found = await findServers(files, options, warnings);
   const skipped = options.trusted
     ? []
     : found.filter(({ origin }) => origin.scope === "project").flatMap(skippedOf);

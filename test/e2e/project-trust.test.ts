@@ -77,6 +77,23 @@ describe("an untrusted project", () => {
     expect(existsSync(p.marker)).toBe(false);
     expect(existsSync(store(box))).toBe(false);
   });
+
+  test("a .mcp.json that is not JSON starts nothing: one warning names it, and the run goes on, trusted or not", async () => {
+    using box = new Sandbox();
+    const mcpJson = write(join(box.workspace, ".mcp.json"), '{ "mcpServers": { "files": ');
+    // The user's own server too: its start reads the project's .mcp.json, and must not say it again.
+    write(join(box.configDir, "config.json"), { mcpServers: { own: { command: "true" } } });
+    for (const args of [[], ["--trust-project"]]) {
+      const result = await run(box, "user", args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("from the user's server\n");
+      expect(result.stderr.split("\n").filter((line) => line.includes(".mcp.json"))).toEqual([
+        `ion: warning: skipped ${join(realpathSync(box.workspace), ".mcp.json")}: not valid JSON`,
+      ]);
+    }
+    expect(existsSync(store(box))).toBe(false);
+    expect(readFileSync(mcpJson, "utf8")).toBe('{ "mcpServers": { "files": ');
+  });
 });
 
 describe("trusting a project", () => {
