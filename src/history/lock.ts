@@ -41,7 +41,7 @@ const TAKEOVER_ATTEMPTS = 5;
 export async function acquireLock(path: string, id: string): Promise<SessionLock> {
   const mine = ownerLine(process.pid, processStart(process.pid));
   for (let attempt = 0; attempt < TAKEOVER_ATTEMPTS; attempt++) {
-    if (tryCreate(path, mine)) return heldLock(path, mine);
+    if (tryCreateLock(path, mine, (err) => lockError(path, err))) return heldLock(path, mine);
     const seen = await readOwnerWaiting(path);
     if (seen === undefined) continue; // released meanwhile: try again
     if (seen.owner && isHolderAlive(seen.owner)) {
@@ -57,15 +57,21 @@ export function ownerLine(pid: number, start: string | undefined): string {
   return start === undefined ? `${pid}\n` : `${pid} ${start}\n`;
 }
 
-function tryCreate(path: string, content: string): boolean {
+function lockError(path: string, err: unknown): IonError {
+  return new IonError("io", `cannot create the session lock ${path} (${systemMessage(err)})`, { cause: err });
+}
+
+/**
+ * Creates the lock file `path` holding `content` (O_EXCL): false when it already exists; any other
+ * failure is thrown as `failure(err)`. Also the file locks' (util/file-lock.ts).
+ */
+export function tryCreateLock(path: string, content: string, failure: (err: unknown) => Error): boolean {
   let fd: number;
   try {
     fd = openSync(path, "wx", 0o600);
   } catch (err) {
     if (errnoOf(err) === "EEXIST") return false;
-    throw new IonError("io", `cannot create the session lock ${path} (${systemMessage(err)})`, {
-      cause: err,
-    });
+    throw failure(err);
   }
   try {
     writeSync(fd, content);
@@ -91,8 +97,7 @@ function heldLock(path: string, content: string): SessionLock {
       if (!isHeld) return;
       isHeld = false;
       held.delete(lock);
-      // Only remove the file while it is still ours: after a takeover it belongs to someone else.
-      if (readLockText(path) === content) unlinkSync(path);
+      removeIfMine(path, content);
     },
   };
   held.add(lock);
@@ -125,6 +130,11 @@ export function parseOwner(text: string): LockOwner | undefined {
   if (!match) return undefined;
   const pid = Number(match[1]);
   return Number.isSafeInteger(pid) && pid > 0 ? { pid, start: match[2] } : undefined;
+}
+
+/** Removes the lock file while it is still ours (`content`): after a takeover it belongs to someone else. */
+export function removeIfMine(path: string, content: string): void {
+  if (readLockText(path) === content) unlinkSync(path);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { IonError } from "../errors.ts";
 import {
@@ -7,7 +7,9 @@ import {
   parseOwner,
   processStart,
   readLockText,
+  removeIfMine,
   takeOver,
+  tryCreateLock,
 } from "../history/lock.ts";
 import { errnoOf, errnoText } from "./error-text.ts";
 
@@ -41,12 +43,12 @@ async function acquire(file: string, timeoutMs: number): Promise<() => void> {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw new IonError("io", `cannot write ${file} (${errnoText(err)})`, { cause: err });
+    throw writeError(file, err);
   }
   const deadline = Date.now() + timeoutMs;
   let delay = 2;
   for (;;) {
-    if (tryCreate(path, file, mine)) return () => releaseIfMine(path, mine);
+    if (tryCreateLock(path, mine, (err) => writeError(file, err))) return () => removeIfMine(path, mine);
     const text = readLockText(path);
     if (text === undefined) continue; // released meanwhile
     const owner = parseOwner(text);
@@ -66,25 +68,8 @@ async function acquire(file: string, timeoutMs: number): Promise<() => void> {
   }
 }
 
-function tryCreate(path: string, file: string, content: string): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, "wx", 0o600);
-  } catch (err) {
-    if (errnoOf(err) === "EEXIST") return false;
-    throw new IonError("io", `cannot write ${file} (${errnoText(err)})`, { cause: err });
-  }
-  try {
-    writeSync(fd, content);
-  } finally {
-    closeSync(fd);
-  }
-  return true;
-}
-
-function releaseIfMine(path: string, content: string): void {
-  // After a takeover the file belongs to someone else: only our own lock is removed.
-  if (readLockText(path) === content) unlinkSync(path);
+function writeError(file: string, err: unknown): IonError {
+  return new IonError("io", `cannot write ${file} (${errnoText(err)})`, { cause: err });
 }
 
 function unwrittenTooLong(path: string): boolean {

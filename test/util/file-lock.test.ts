@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IonError } from "../../src/errors.ts";
@@ -50,6 +50,45 @@ test("edits in one process run one at a time", async () => {
       ),
     );
     expect(most).toBe(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a lock whose holder is gone is taken over; the edit runs and the lock is removed after it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ion-lock-"));
+  try {
+    const file = join(dir, "config.json");
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    writeFileSync(`${file}.lock`, `${gone.pid}\n`);
+    let held = "";
+    await withFileLock(file, async () => {
+      held = readFileSync(`${file}.lock`, "utf8");
+    });
+    expect(held.split(" ")[0]?.trim()).toBe(String(process.pid));
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a lock that cannot be created refuses the edit with an io error naming the file", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ion-lock-"));
+  try {
+    // Its lock's name (the file's and ".lock") is longer than a directory entry may be.
+    const file = join(dir, "c".repeat(252));
+    let ran = false;
+    const err = await withFileLock(file, async () => {
+      ran = true;
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(IonError);
+    expect((err as IonError).code).toBe("io");
+    expect((err as IonError).message).toBe(`cannot write ${file} (ENAMETOOLONG)`);
+    expect(ran).toBe(false);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
