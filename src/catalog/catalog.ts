@@ -68,11 +68,11 @@ export interface Catalog {
   listedFrom?: Record<string, string>;
 }
 
-export const CACHE_VERSION = 1;
-export const CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+const CACHE_VERSION = 1;
+const CACHE_TTL_MS = 24 * 60 * 60 * 1000;
 /** TTL of a cache written while some source failed. */
-export const PARTIAL_CACHE_TTL_MS = 60 * 60 * 1000;
-export const DEFAULT_MODELS_URL = "https://models.dev/api.json";
+const PARTIAL_CACHE_TTL_MS = 60 * 60 * 1000;
+const DEFAULT_MODELS_URL = "https://models.dev/api.json";
 
 /** The metadata fields of a ModelInfo (everything but identity and `configured`). */
 export type ModelMeta = Omit<ModelInfo, "id" | "provider" | "model" | "configured">;
@@ -246,7 +246,7 @@ export function findModel(
 }
 
 /** Strips what makes two ids name the same model: a date suffix, `:latest`, Gemini's `models/`. */
-export function canonicalModelId(model: string): string {
+function canonicalModelId(model: string): string {
   return stripDateSuffix(model.replace(/^models\//, "").replace(/:latest$/, "")).toLowerCase();
 }
 

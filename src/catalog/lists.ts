@@ -8,7 +8,7 @@ import type { ResolvedProvider } from "../providers/types.ts";
 import type { ModelMeta } from "./catalog.ts";
 import { getJson, optBoolean, optNumber, optString, parse, positive } from "./fetch.ts";
 
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 /** Anthropic pages at most this many times (1000 models a page), in case a server keeps saying has_more. */
 const MAX_PAGES = 20;
 

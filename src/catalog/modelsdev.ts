@@ -73,7 +73,7 @@ export async function fetchModelsDev(
   return indexModelsDev(root, wanted);
 }
 
-export function indexModelsDev(root: Record<string, unknown>, wanted: Set<string>): DevIndex {
+function indexModelsDev(root: Record<string, unknown>, wanted: Set<string>): DevIndex {
   const index: DevIndex = new Map();
   for (const devId of wanted) {
     const provider = ModelsDevProviderSchema.safeParse(root[devId]);

@@ -78,7 +78,7 @@ export function modelView(entries: readonly SessionEntry[]): ModelView {
 }
 
 /** Entries whose message is part of the conversation: the user's and the model's, and context messages. */
-export function isMessageEntry(entry: SessionEntry): entry is MessageEntry | ContextMessageEntry {
+function isMessageEntry(entry: SessionEntry): entry is MessageEntry | ContextMessageEntry {
   return entry.type === "message" || entry.type === "context_message";
 }
 

@@ -20,7 +20,7 @@ import { errnoOf, errnoText } from "./error-text.ts";
  * milliseconds — and only after `timeoutMs` is the edit refused. A lock whose holder is gone is taken over.
  */
 
-export const FILE_LOCK_TIMEOUT_MS = 10_000;
+const FILE_LOCK_TIMEOUT_MS = 10_000;
 /** A lock still without its owner line after this long was left by a creator that died before writing it. */
 const UNWRITTEN_STALE_MS = 500;
 

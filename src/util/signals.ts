@@ -4,7 +4,7 @@
  * work is cancelled, the turn saved as interrupted, locks released, exit 2 — instead of the default
  * action, which would kill ion at once and leave its tools running and its locks behind.
  */
-export const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 export type EndingSignal = (typeof ENDING_SIGNALS)[number];
 
 /** Calls `handler` on each ending signal until the returned function is called. */
