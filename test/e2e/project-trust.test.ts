@@ -236,4 +236,19 @@ describe("/trust in a chat", () => {
     const flagged = await box.run(["chat", "--trust-project"], { env: box.env(env), stdin: "/trust\n" });
     expect(flagged.stdout + flagged.stderr).toContain(`${p.root}: not trusted; this chat loaded:`);
   });
+
+  test("a store that is not JSON: the chat opens untrusted, /trust names the file, and nothing rewrites it", async () => {
+    using box = new Sandbox();
+    project(box);
+    await box.writeConfig({ model: "openai/gpt-4o-mini" });
+    write(store(box), "{ not json");
+    const chat = await box.run(["chat"], { env: box.env(env), stdin: "/trust\n/trust revoke\n" });
+    expect(chat.code).toBe(0);
+    const out = chat.stdout + chat.stderr;
+    // Once from the gate as the chat opens, once each from /trust and /trust revoke.
+    expect(out.split(`${store(box)}: invalid JSON`)).toHaveLength(4);
+    expect(out).toContain("no project is trusted until it is repaired");
+    expect(out).toContain("untrusted project");
+    expect(readFileSync(store(box), "utf8")).toBe("{ not json");
+  });
 });
