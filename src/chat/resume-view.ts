@@ -2,7 +2,7 @@ import type { ModelView } from "../history/view.ts";
 import type { Message } from "../providers/types.ts";
 import type { Style } from "../ui/style.ts";
 import { truncate } from "../ui/table.ts";
-import { summarizeInput } from "../ui/text.ts";
+import { summarizeInput } from "../ui/tool-lines.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 
 /**

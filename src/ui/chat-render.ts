@@ -1,11 +1,11 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
+import { formatTokens } from "../util/numbers.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { costText, RetryNotes } from "./progress-notes.ts";
 import type { Writer } from "./renderer.ts";
 import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import type { Style } from "./style.ts";
-import { formatTokens } from "./text.ts";
 import { hiddenChildEvent, STATUS_MS, ToolActivity } from "./tool-lines.ts";
 
 /**

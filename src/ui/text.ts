@@ -7,10 +7,6 @@ import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
 import { hiddenChildEvent, STATUS_MS, ToolActivity } from "./tool-lines.ts";
 
-// The one token formatter, for the renderers (chat-render.ts takes it from here).
-export { formatTokens } from "../util/numbers.ts";
-export { summarizeInput } from "./tool-lines.ts";
-
 /**
  * `-o text`: the answer on stdout (streamed live when stdout is a terminal, otherwise printed once at
  * the end, and only on success); progress on stderr when it is a TTY (or with --verbose) and not

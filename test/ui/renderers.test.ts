@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { createRenderer, type OutputFormat, type RenderOptions } from "../../src/ui/renderer.ts";
-import { formatTokens, summarizeInput, summaryLine } from "../../src/ui/text.ts";
+import { summaryLine } from "../../src/ui/text.ts";
+import { summarizeInput } from "../../src/ui/tool-lines.ts";
+import { formatTokens } from "../../src/util/numbers.ts";
 import { CompactBoundarySchema, parseStreamJson, ResultSchema } from "../support/output-schemas.ts";
 import { captureRender } from "../support/render-capture.ts";
 import { usageOf } from "../support/stream-helpers.ts";
