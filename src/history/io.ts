@@ -1,4 +1,4 @@
-import { fstatSync, mkdirSync, readSync, writeSync } from "node:fs";
+import { fstatSync, mkdirSync, readSync } from "node:fs";
 import { IonError } from "../errors.ts";
 import { systemMessage } from "../util/error-text.ts";
 
@@ -16,11 +16,6 @@ export function ensureDir(dir: string): void {
   } catch (err) {
     throw asIoError(err, `cannot create ${dir}`);
   }
-}
-
-export function writeAll(fd: number, data: Uint8Array): void {
-  let offset = 0;
-  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
 export function readAll(fd: number): Uint8Array {

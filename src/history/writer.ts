@@ -1,9 +1,10 @@
 import { closeSync, fdatasync, fsync, ftruncateSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { IonError } from "../errors.ts";
+import { writeAll } from "../util/atomic-write.ts";
 import { type Codec, compressFrames } from "./codec.ts";
 import { encodeRecord, rawFrame } from "./frames.ts";
-import { asIoError, messageOf, writeAll } from "./io.ts";
+import { asIoError, messageOf } from "./io.ts";
 import type { SessionLock } from "./lock.ts";
 import type { ContextMessageEntry, NewEntry, SessionEntry } from "./schema.ts";
 

@@ -133,7 +133,8 @@ function missing(err: unknown): undefined {
   throw err;
 }
 
-function writeAll(fd: number, data: Uint8Array): void {
+/** Writes all of `data` at the file's offset (one `write` may take only part of it). */
+export function writeAll(fd: number, data: Uint8Array): void {
   let offset = 0;
   while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
