@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { pastedPath } from "../../src/chat/attach.ts";
 import { Sandbox } from "../support/cli.ts";
-import { useOpenAIServer } from "../support/e2e.ts";
+import { useOpenAIServer, userContents } from "../support/e2e.ts";
 
 const KEY = "sk-test-chat-images-000000000000000000042";
 const PNG_BASE64 =
@@ -28,11 +28,7 @@ async function chatBox(): Promise<Sandbox> {
 async function chat(box: Sandbox, stdin: string) {
   const before = server.requests.length;
   const run = await box.run(["chat"], { env, stdin });
-  const users = server.requests
-    .slice(before)
-    .map((r) => (r.body as { messages: { role: string; content: unknown }[] }).messages)
-    .map((messages) => messages.filter((m) => m.role === "user").map((m) => m.content));
-  return { ...run, users };
+  return { ...run, users: userContents(server.requests.slice(before)) };
 }
 
 describe("images in chat", () => {

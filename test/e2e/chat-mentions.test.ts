@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
-import { useOpenAIServer } from "../support/e2e.ts";
+import { useOpenAIServer, userContents } from "../support/e2e.ts";
 
 const KEY = "sk-test-chat-mentions-00000000000000000042";
 const { server, env } = useOpenAIServer(KEY);
@@ -28,11 +28,7 @@ async function chatBox(): Promise<Sandbox> {
 async function chat(box: Sandbox, stdin: string) {
   const before = server.requests.length;
   const run = await box.run(["chat"], { env, stdin });
-  const users = server.requests
-    .slice(before)
-    .map((r) => (r.body as { messages: { role: string; content: unknown }[] }).messages)
-    .map((messages) => messages.filter((m) => m.role === "user").map((m) => m.content));
-  return { ...run, users };
+  return { ...run, users: userContents(server.requests.slice(before)) };
 }
 
 const fileBlock = (path: string, body: string) =>

@@ -74,3 +74,12 @@ export function transcript(request: RecordedRequest): string[] {
     .filter((m) => m.role !== "system")
     .map((m) => `${m.role}: ${textOf(m)}`);
 }
+
+/** Per Chat Completions request, in order: the contents of its user messages (what a chat sent). */
+export function userContents(requests: readonly RecordedRequest[]): unknown[][] {
+  return requests.map((request) =>
+    (request.body as { messages: WireMessage[] }).messages
+      .filter((m) => m.role === "user")
+      .map((m) => m.content),
+  );
+}
