@@ -217,6 +217,8 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
   let model = "";
   /** The model of each child agent, by its parent call's id (from the child's init). */
   const childModels = new Map<string, string>();
+  /** The model an agent's lines name: the session's, or a child's own once its init told it. */
+  const modelOf = (parent: string | null) => (parent === null ? model : (childModels.get(parent) ?? model));
   const write = (line: Record<string, unknown>) =>
     options.stdout.write(
       // A result's own session_id wins, null included (a failure that saved nothing).
@@ -232,7 +234,7 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
     let partial = partials.get(parent);
     if (!partial) {
       partial = new PartialStream(
-        () => (parent === null ? model : (childModels.get(parent) ?? model)),
+        () => modelOf(parent),
         (event) => {
           if (options.partial) write({ type: "stream_event", event, parent_tool_use_id: parent });
         },
@@ -293,7 +295,7 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
             id: partial.id,
             type: "message",
             role: "assistant",
-            model: parent === null ? model : (childModels.get(parent) ?? model),
+            model: modelOf(parent),
             // Thinking keeps its signature: a consumer replaying the conversation to Anthropic needs it.
             content: event.message.content.map(claudeBlock),
             stop_reason: event.stop_reason,
