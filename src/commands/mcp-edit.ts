@@ -45,9 +45,14 @@ function pairs(flag: "--env" | "--header", values: readonly string[]): Record<st
   return out;
 }
 
-/** The command line as a shell would need it typed: words with spaces or quotes are quoted. */
+/**
+ * The command line as a POSIX shell would need it typed (the hint is meant to be pasted): a word with
+ * anything but plain characters is single-quoted, so `$`, backquotes and `!` stay as they are.
+ */
 function commandLine(words: readonly string[]): string {
-  return words.map((word) => (/^[\w@%+=:,./~-]+$/.test(word) ? word : JSON.stringify(word))).join(" ");
+  return words
+    .map((word) => (/^[\w@%+=:,./~-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`))
+    .join(" ");
 }
 
 /** What `add` writes: Claude Code's `.mcp.json` entry shape. */

@@ -198,6 +198,16 @@ describe("ion mcp add / list / tools / remove", () => {
     );
     expect(readFileSync(join(box.configDir, "config.json"), "utf8")).toBe(before);
   });
+
+  test("a command line is shown as a POSIX shell takes it: words with $ or quotes single-quoted", async () => {
+    using box = new Sandbox();
+    const hint = await box.run(["mcp", "add", "web", "npx", "it's $HOME"]);
+    expect(hint.code).toBe(64);
+    expect(hint.stderr).toContain("`ion mcp add web -- npx 'it'\\''s $HOME'`");
+    const added = await box.run(["mcp", "add", "echo", "--", "echo", "a b", "$x"]);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toStartWith(`added MCP server "echo" (stdio: echo 'a b' '$x') to `);
+  });
 });
 
 describe("a project's servers", () => {
