@@ -2,7 +2,7 @@ import { lstat, mkdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { IonError } from "../errors.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
-import { errnoText } from "../util/error-text.ts";
+import { errnoOf, errnoText } from "../util/error-text.ts";
 import { findGitRoot } from "../util/git.ts";
 import { isPlainObject } from "../util/plain-object.ts";
 import { NOT_UTF8, PROJECT_FILE_MAX_BYTES, readProjectText } from "../util/project-file.ts";
@@ -144,7 +144,7 @@ function mergeInto(
 }
 
 function isMissing(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoOf(err);
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
