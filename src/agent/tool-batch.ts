@@ -14,6 +14,11 @@ type Decision =
 
 const NOT_RUN: ToolOutcome = { content: "not run: the run was interrupted", is_error: true };
 
+/** The tool a call names: one offered now, else one callable by name only (a deferred MCP tool). */
+function toolFor(name: string, tools: readonly AgentTool[], input: AgentInput): AgentTool | undefined {
+  return tools.find((t) => t.spec.name === name) ?? input.callable?.(name);
+}
+
 async function decide(
   call: ToolUseBlock,
   tools: readonly AgentTool[],
@@ -21,7 +26,7 @@ async function decide(
   deps: AgentDeps,
   parseError: string | undefined,
 ): Promise<Decision> {
-  const tool = tools.find((t) => t.spec.name === call.name) ?? input.callable?.(call.name);
+  const tool = toolFor(call.name, tools, input);
   if (!tool) {
     const known = tools.map((t) => t.spec.name).join(", ") || "none";
     return {
@@ -123,7 +128,7 @@ export async function* runToolBatch(
   const results: ToolResultBlock[] = [];
   const tools = currentTools(input.tools);
   const allReadOnly = calls.every((c) => {
-    const tool = tools.find((t) => t.spec.name === c.name) ?? input.callable?.(c.name);
+    const tool = toolFor(c.name, tools, input);
     return tool !== undefined && isReadOnly(tool, c.input);
   });
   const reported = new CallEvents(now);
