@@ -7,6 +7,7 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { truncateHead } from "../tools/limits.ts";
 import type { ToolOutcome } from "../tools/types.ts";
+import { count } from "../util/numbers.ts";
 
 /** The cap on what one MCP call returns to the model: the same as `bash`'s output. */
 export const MCP_MAX_OUTPUT_CHARS = 30_000;
@@ -18,7 +19,7 @@ function base64Bytes(data: string): number {
 }
 
 function sizeText(bytes: number): string {
-  return `${bytes.toLocaleString("en-US")} bytes`;
+  return `${count(bytes)} bytes`;
 }
 
 function blockText(block: ContentBlock): string {
@@ -34,7 +35,7 @@ function blockText(block: ContentBlock): string {
       const type = resource.mimeType ?? "unknown type";
       const size =
         "text" in resource && typeof resource.text === "string"
-          ? `${resource.text.length.toLocaleString("en-US")} characters of text`
+          ? `${count(resource.text.length)} characters of text`
           : "blob" in resource && typeof resource.blob === "string"
             ? sizeText(base64Bytes(resource.blob))
             : "empty";
