@@ -6,7 +6,7 @@
  * its own sandbox, tmux server and API key; waits poll the screen, nothing sleeps for a fixed time.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
@@ -60,9 +60,7 @@ class Rig {
   }
 
   sessionIds(): string[] {
-    return readdirSync(join(this.box.dataDir, "sessions"))
-      .filter((f) => f.endsWith(".jsonl.zst"))
-      .map((f) => f.slice(0, -".jsonl.zst".length));
+    return this.box.sessionFiles().map((f) => f.slice(0, -".jsonl.zst".length));
   }
 
   [Symbol.dispose](): void {

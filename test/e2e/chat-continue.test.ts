@@ -4,8 +4,6 @@
  * `session_id` in its JSON that names a session that exists.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { transcript, useOpenAIServer } from "../support/e2e.ts";
 import { ResultSchema } from "../support/output-schemas.ts";
@@ -17,10 +15,6 @@ setDefaultTimeout(30_000);
 
 const { server, env } = useOpenAIServer("sk-test-chat-continue-000000000000042");
 const MODEL = "openai/gpt-4o-mini";
-
-function sessionFiles(box: Sandbox): string[] {
-  return readdirSync(join(box.dataDir, "sessions")).filter((f) => f.endsWith(".jsonl.zst"));
-}
 
 describe("chat -c", () => {
   test("--new with -c is a usage error", async () => {
@@ -71,7 +65,7 @@ describe("chat -c", () => {
       expect(result).toMatchObject({ is_error: true, subtype: "error_during_execution" });
       // The id it reports is a session that exists (the one it was refused), not a new one never saved.
       expect(result.session_id).toBe(id);
-      expect(sessionFiles(box)).toEqual([`${id}.jsonl.zst`]);
+      expect(box.sessionFiles()).toEqual([`${id}.jsonl.zst`]);
       expect(server.requests.length).toBe(before + 1);
     },
   );

@@ -7,7 +7,7 @@
  * poll the screen; nothing sleeps for a fixed time.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { transcript, useOpenAIServer } from "../support/e2e.ts";
@@ -63,14 +63,6 @@ class Rig {
     return this.requests();
   }
 
-  sessionFiles(): string[] {
-    try {
-      return readdirSync(join(this.box.dataDir, "sessions")).filter((f) => f.endsWith(".jsonl.zst"));
-    } catch {
-      return [];
-    }
-  }
-
   [Symbol.dispose](): void {
     replies.close(this.key);
     this.box[Symbol.dispose]();
@@ -109,7 +101,7 @@ describe.skipIf(!HAS_TMUX)("the chat's line editor in a terminal", () => {
     rig.reply({ text: "Saved answer." });
     const first = await rig.box.run(["run", "remember this"], { env: rig.env() });
     expect(first.code).toBe(0);
-    expect(rig.sessionFiles()).toHaveLength(1);
+    expect(rig.box.sessionFiles()).toHaveLength(1);
 
     const term = await rig.chat(["chat", "--no-session"]);
     expect(await term.capture()).toStartWith(`ion: new session · ${MODEL}`);
@@ -120,7 +112,7 @@ describe.skipIf(!HAS_TMUX)("the chat's line editor in a terminal", () => {
     expect(transcript(requests[1]!)).toEqual(["user: not remembered"]);
     await term.sendKeys("C-d");
     expect(await term.waitForExit()).toBe(0);
-    expect(rig.sessionFiles()).toHaveLength(1);
+    expect(rig.box.sessionFiles()).toHaveLength(1);
   });
 
   test("Ctrl+C on a message continued with \\ drops all of it; the next message is sent alone", async () => {

@@ -5,7 +5,7 @@
  * next one. Waits poll the screen; nothing sleeps for a fixed time.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { textOf, transcript, useOpenAIServer, type WireMessage } from "../support/e2e.ts";
@@ -94,14 +94,6 @@ class Rig {
   async waitForRequests(count: number, timeoutMs = 5000): Promise<RecordedRequest[]> {
     await until(() => this.requests().length >= count, `${count} model request(s)`, timeoutMs);
     return this.requests();
-  }
-
-  sessionFiles(): string[] {
-    try {
-      return readdirSync(join(this.box.dataDir, "sessions")).filter((f) => f.endsWith(".jsonl.zst"));
-    } catch {
-      return [];
-    }
   }
 
   [Symbol.dispose](): void {
@@ -358,7 +350,7 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
     const requests = await rig.waitForRequests(2);
     expect(transcript(requests[1]!)).toEqual(["user: which fruit?"]);
     await term.waitFor(atPrompt());
-    expect(rig.sessionFiles()).toHaveLength(2);
+    expect(rig.box.sessionFiles()).toHaveLength(2);
   });
 
   test("/resume ID and the /resume picker: the next request carries the resumed conversation", async () => {

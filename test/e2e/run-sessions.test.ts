@@ -15,14 +15,6 @@ const KEY = "sk-test-sessions-key-0000000000000777";
 const MODEL = ["-m", "openai/gpt-4o-mini"];
 const { server, env } = useOpenAIServer(KEY);
 
-function sessionFiles(box: Sandbox): string[] {
-  try {
-    return readdirSync(join(box.dataDir, "sessions")).filter((f) => f.endsWith(".jsonl.zst"));
-  } catch {
-    return [];
-  }
-}
-
 /** Decodes a session file as a user would, with the zstd CLI (CI has it; Bun's libzstd stands in elsewhere). */
 function decode(box: Sandbox, id: string): Record<string, unknown>[] {
   const path = join(box.dataDir, "sessions", `${id}.jsonl.zst`);
@@ -41,7 +33,7 @@ describe("every run is saved", () => {
     });
     expect(run.code).toBe(0);
     const result = ResultSchema.parse(JSON.parse(run.stdout));
-    expect(sessionFiles(box)).toEqual([`${result.session_id}.jsonl.zst`]);
+    expect(box.sessionFiles()).toEqual([`${result.session_id}.jsonl.zst`]);
     const lines = decode(box, result.session_id);
     expect(lines[0]).toMatchObject({
       type: "session",
@@ -69,7 +61,7 @@ describe("every run is saved", () => {
     server.enqueueReply("openai", { text: "ok" });
     const run = await box.run(["run", ...MODEL, "--no-session", "hi"], { env });
     expect(run.code).toBe(0);
-    expect(sessionFiles(box)).toEqual([]);
+    expect(box.sessionFiles()).toEqual([]);
   });
 
   test("a failed run still saves what the user typed", async () => {
@@ -117,7 +109,7 @@ describe("continuing sessions", () => {
     expect(sent.map(([role]) => role)).toEqual(["system", "user", "assistant", "user"]);
     expect(sent[1]?.[1]).toContain("My name is Ada.");
     expect(sent[2]?.[1]).toContain("Your name is Ada.");
-    expect(sessionFiles(box)).toHaveLength(1);
+    expect(box.sessionFiles()).toHaveLength(1);
   });
 
   test("-c and -r keep the session's model when no -m is given and none is configured", async () => {
@@ -148,7 +140,7 @@ describe("continuing sessions", () => {
     const run = await box.run(["run", ...MODEL, "-c", "hi"], { env });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain("no earlier session in this directory; starting a new one");
-    expect(sessionFiles(box)).toHaveLength(1);
+    expect(box.sessionFiles()).toHaveLength(1);
   });
 
   test("-r takes an id prefix; unknown and ambiguous prefixes are usage errors", async () => {

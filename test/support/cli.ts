@@ -3,7 +3,7 @@
  * by ION_BIN (CI runs the e2e suite once against dist/ion). Every run gets its own HOME, config and
  * data dirs, and an environment with no real provider keys or base URLs.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -66,6 +66,12 @@ export class Sandbox {
     await Bun.write(path, typeof value === "string" ? value : JSON.stringify(value, null, 2));
     chmodSync(path, 0o600);
     return path;
+  }
+
+  /** The names of the session files (`<id>.jsonl.zst`) in the data dir; none before the first save. */
+  sessionFiles(): string[] {
+    const dir = join(this.dataDir, "sessions");
+    return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".jsonl.zst")) : [];
   }
 
   /** Spawns ion and waits for it to exit. */
