@@ -31,7 +31,7 @@ export function runToolFlags(
   }
   const addDirs = (repeated["add-dir"] ?? []).map((dir) => {
     const absolute = resolve(dir);
-    if (!isDirectory(absolute))
+    if (!isDirectory(absolute, `--add-dir ${dir}`))
       throw new IonError(
         "usage",
         `--add-dir ${dir}: ${existsAsFile(absolute) ? "not a directory" : "no such directory"}`,
@@ -45,9 +45,10 @@ export function runToolFlags(
 export function checkLastMessageFile(file: string): void {
   if (file.trim() === "") throw new IonError("usage", "--output-last-message needs a file name");
   const path = resolve(file);
-  if (isDirectory(path)) throw new IonError("usage", `--output-last-message ${file}: it is a directory`);
-  if (!isDirectory(dirname(path)))
-    throw new IonError("usage", `--output-last-message ${file}: no such directory ${dirname(path)}`);
+  const flag = `--output-last-message ${file}`;
+  if (isDirectory(path, flag)) throw new IonError("usage", `${flag}: it is a directory`);
+  if (!isDirectory(dirname(path), flag))
+    throw new IonError("usage", `${flag}: no such directory ${dirname(path)}`);
 }
 
 function existsAsFile(path: string): boolean {
@@ -59,13 +60,14 @@ function existsAsFile(path: string): boolean {
   }
 }
 
-function isDirectory(path: string): boolean {
+/** Whether `path` is a directory; a path that cannot be looked at is a usage error of `flag` (flag and value). */
+function isDirectory(path: string, flag: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch (err) {
     const code = errnoOf(err);
     if (code === "ENOENT" || code === "ENOTDIR") return false;
-    throw new IonError("usage", `--add-dir ${path}: ${systemMessage(err)}`, { cause: err });
+    throw new IonError("usage", `${flag}: ${systemMessage(err)}`, { cause: err });
   }
 }
 
