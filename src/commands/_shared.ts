@@ -41,6 +41,10 @@ export function checkFlags(
 ): Record<string, string[]> {
   const table = flagTable(args);
   const collected: Record<string, string[]> = Object.fromEntries(repeatable.map((r) => [r, []]));
+  const noValue = (flag: string, arg: string) =>
+    new IonError("usage", `${flag} takes no value, got "${arg}"`, {
+      hint: `give ${flag} alone to turn it on${flag.startsWith("--") ? `, or --no-${flag.slice(2)} to turn it off` : ""}`,
+    });
   const unknown = (flag: string) =>
     new IonError("usage", `unknown option ${flag} for "ion ${command}"`, {
       hint: `see \`ion ${command} --help\``,
@@ -61,8 +65,15 @@ export function checkFlags(
         const negated = table.get(name.slice(3));
         if (negated?.boolean) info = negated;
       }
+      // `-q=x`: a short flag never takes `=value`.
+      if (!info && !long && name === "=" && position > 0) throw noValue(`-${names[position - 1]}`, arg);
       if (!info) throw unknown(long ? `--${name}` : `-${name}`);
-      if (!info.takesValue) continue;
+      if (!info.takesValue) {
+        // citty would take any value as "on" (`--trust-project=0` trusted): only true and false mean anything.
+        if (long && inline !== undefined && inline !== "true" && inline !== "false")
+          throw noValue(`--${name}`, arg);
+        continue;
+      }
       const isLast = position === names.length - 1;
       let value = inline;
       if (value === undefined) {

@@ -46,9 +46,15 @@ export interface TrustDecision {
   warnings: string[];
 }
 
-/** `ION_TRUST_PROJECT=1` (also `true`, `yes`). */
-function trustFromEnv(env: Env): boolean {
-  return /^(1|true|yes)$/i.test(env.ION_TRUST_PROJECT?.trim() ?? "");
+/** `ION_TRUST_PROJECT=1` (also `true`, `yes`); any other value but 0/false/no is said, and trusts nothing. */
+function trustFromEnv(env: Env, warnings: string[]): boolean {
+  const value = env.ION_TRUST_PROJECT?.trim() ?? "";
+  if (/^(1|true|yes)$/i.test(value)) return true;
+  if (!/^(|0|false|no)$/i.test(value))
+    warnings.push(
+      `ION_TRUST_PROJECT=${JSON.stringify(value)} is not 1, true or yes: the project is not trusted by it`,
+    );
+  return false;
 }
 
 export async function decideTrust(options: TrustOptions): Promise<TrustDecision> {
@@ -76,7 +82,7 @@ export async function decideTrust(options: TrustOptions): Promise<TrustDecision>
   }
   if (stored?.hash === project.hash) return decision(true, "stored");
   if (options.flag) return decision(true, "flag");
-  if (trustFromEnv(options.env)) return decision(true, "env");
+  if (trustFromEnv(options.env, warnings)) return decision(true, "env");
   const changed = stored !== undefined;
   if (options.interactive && options.ask) {
     const yes = await askToTrust(project, changed, options.ask);

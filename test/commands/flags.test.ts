@@ -54,6 +54,16 @@ describe("checkFlags", () => {
     expect(usageError(() => check(["--no-such"])).message).toContain("--no-such");
   });
 
+  test("a boolean takes no value but true or false: --x=0 must not turn it on", () => {
+    expect(check(["--quiet=true", "--session=false"])).toEqual({ file: [] });
+    for (const arg of ["--quiet=0", "--quiet=no", "--quiet=maybe", "--quiet="]) {
+      const error = usageError(() => check([arg]));
+      expect(error.message).toBe(`--quiet takes no value, got "${arg}"`);
+      expect(error.hint).toBe("give --quiet alone to turn it on, or --no-quiet to turn it off");
+    }
+    expect(usageError(() => check(["-q=maybe"])).message).toBe('-q takes no value, got "-q=maybe"');
+  });
+
   test("--flag=value, --flag value, -fvalue, -f value", () => {
     expect(check(["--file=a.txt", "--file", "b.txt", "-fc.txt", "-f", "d.txt", "-Fe.txt"])).toEqual({
       file: ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"],

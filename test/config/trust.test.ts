@@ -73,7 +73,14 @@ describe("decideTrust", () => {
     for (const value of ["0", "", "no"]) {
       const off = await decideTrust(options(p, { env: { ...p.env, ION_TRUST_PROJECT: value } }));
       expect(off.trusted).toBe(false);
+      expect(off.warnings).toEqual([]);
     }
+    // A value that is neither on nor off trusts nothing, and is said.
+    const odd = await decideTrust(options(p, { env: { ...p.env, ION_TRUST_PROJECT: "2" } }));
+    expect(odd.trusted).toBe(false);
+    expect(odd.warnings).toEqual([
+      'ION_TRUST_PROJECT="2" is not 1, true or yes: the project is not trusted by it',
+    ]);
   });
 
   test("on a terminal: asks once showing exactly what would run; yes is remembered", async () => {
