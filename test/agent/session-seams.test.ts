@@ -13,8 +13,12 @@ import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import type { SessionExtension } from "../../src/agent/session-extension.ts";
 import { IonError } from "../../src/errors.ts";
 import { SessionStore } from "../../src/history/store.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
-import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import {
+  type SessionSandbox,
+  sessionOptions,
+  userBlocks,
+  useSessionSandbox,
+} from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { errorReply } from "../support/wire-scripts.ts";
 
@@ -24,7 +28,6 @@ type Box = SessionSandbox;
 const options = (box: Box, extensions: SessionExtension[], extra: Partial<SessionOptions> = {}) =>
   sessionOptions(box, { noTools: true, extensions, ...extra });
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const signal = () => new AbortController().signal;
 type Body = { messages: { role: string; content: unknown }[] };
 const bodyOf = (i: number) => server.requests[i]?.body as Body;
@@ -54,7 +57,7 @@ describe("session start and end", () => {
     const session = await AgentSession.open(options(box, [lifecycle(log)]));
     expect(log).toEqual([`start ${session.id} resumed=false`]);
     server.enqueueReply("openai", { text: "hi" });
-    await collectEvents(session.turn(text("hello"), signal()));
+    await collectEvents(session.turn(userBlocks("hello"), signal()));
     await session.close();
     await session.close();
     expect(log).toEqual([`start ${session.id} resumed=false`, `end ${session.id} done`]);
@@ -74,7 +77,7 @@ describe("session start and end", () => {
     const session = await AgentSession.open(options(box, [lifecycle(log)]));
     const controller = new AbortController();
     controller.abort();
-    const events = await collectEvents(session.turn(text("hello"), controller.signal));
+    const events = await collectEvents(session.turn(userBlocks("hello"), controller.signal));
     expect(resultOf(events)).toMatchObject({ result: { subtype: "error_interrupted" } });
     await session.close();
     expect(log.at(-1)).toBe(`end ${session.id} interrupted`);
@@ -86,7 +89,7 @@ describe("session start and end", () => {
     const log: string[] = [];
     const session = await AgentSession.open(options(box, [lifecycle(log)]));
     server.enqueue({ ...(await errorReply("openai", 401)), pathSuffix: "/chat/completions" });
-    const events = await collectEvents(session.turn(text("hello"), signal()));
+    const events = await collectEvents(session.turn(userBlocks("hello"), signal()));
     expect(resultOf(events)).toMatchObject({ result: { subtype: "error_during_execution" } });
     await session.close();
     expect(log.at(-1)).toBe(`end ${session.id} error`);
@@ -123,7 +126,7 @@ describe("user prompt submit", () => {
       },
     };
     const session = await AgentSession.open(options(box, [guard]));
-    const refused = collectEvents(session.turn(text("my password is hunter2"), signal()));
+    const refused = collectEvents(session.turn(userBlocks("my password is hunter2"), signal()));
     await expect(refused).rejects.toThrow(
       "the prompt was not sent: guard refused it: it contains a password",
     );
@@ -135,7 +138,7 @@ describe("user prompt submit", () => {
     expect(session.messages()).toEqual([]);
 
     server.enqueueReply("openai", { text: "fine" });
-    await collectEvents(session.turn(text("hello"), signal()));
+    await collectEvents(session.turn(userBlocks("hello"), signal()));
     await session.close();
     expect(JSON.stringify(bodyOf(0))).not.toContain("hunter2");
     const saved = await entries(box, session.id);
@@ -145,7 +148,7 @@ describe("user prompt submit", () => {
       data: {
         by: "guard",
         reason: "it contains a password",
-        message: { content: text("my password is hunter2") },
+        message: { content: userBlocks("my password is hunter2") },
       },
     });
     expect(saved[1]).toMatchObject({
@@ -173,9 +176,9 @@ describe("per-turn context", () => {
       toolCalls: [{ id: "call_1", name: "read_file", input: { path: "notes.txt" } }],
     });
     server.enqueueReply("openai", { text: "Tabs." });
-    await collectEvents(session.turn(text("how do I indent?"), signal()));
+    await collectEvents(session.turn(userBlocks("how do I indent?"), signal()));
     server.enqueueReply("openai", { text: "Yes." });
-    await collectEvents(session.turn(text("sure?"), signal()));
+    await collectEvents(session.turn(userBlocks("sure?"), signal()));
     await session.close();
 
     const first = bodyOf(0).messages;
@@ -211,7 +214,7 @@ describe("per-turn context", () => {
       }),
     );
     server.enqueueReply("openai", { text: "Still tabs." });
-    await collectEvents(again.turn(text("and now?"), signal()));
+    await collectEvents(again.turn(userBlocks("and now?"), signal()));
     await again.close();
     expect(JSON.stringify(bodyOf(3).messages.slice(0, 8))).toBe(JSON.stringify(third));
   });
@@ -227,9 +230,9 @@ describe("per-request context", () => {
     };
     const session = await AgentSession.open(options(box, [plan]));
     server.enqueueReply("openai", { text: "one" });
-    await collectEvents(session.turn(text("first"), signal()));
+    await collectEvents(session.turn(userBlocks("first"), signal()));
     server.enqueueReply("openai", { text: "two" });
-    await collectEvents(session.turn(text("second"), signal()));
+    await collectEvents(session.turn(userBlocks("second"), signal()));
     await session.close();
 
     const last = (i: number) => JSON.stringify(bodyOf(i).messages.at(-1));
@@ -262,7 +265,7 @@ describe("the loop's seams through the same extension object", () => {
     });
     server.enqueueReply("openai", { text: "ok" });
     server.enqueueReply("openai", { text: "done" });
-    const events = await collectEvents(session.turn(text("read a.txt"), signal()));
+    const events = await collectEvents(session.turn(userBlocks("read a.txt"), signal()));
     await session.close();
     expect(resultOf(events)).toMatchObject({
       result: { subtype: "success", result: "done", permission_denials: [{ tool_name: "read_file" }] },
@@ -286,7 +289,7 @@ describe("/compact through the shared compaction path", () => {
     const session = await AgentSession.open(options(box, [focus]));
     for (const [i, answer] of ["A1", "A2", "A3"].entries()) {
       server.enqueueReply("openai", { text: `${answer} ${"x".repeat(400)}` });
-      await collectEvents(session.turn(text(`question ${i} ${"y".repeat(400)}`), signal()));
+      await collectEvents(session.turn(userBlocks(`question ${i} ${"y".repeat(400)}`), signal()));
     }
     const before = session.totals.usage.output_tokens;
 

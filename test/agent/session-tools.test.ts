@@ -8,9 +8,13 @@ import { join } from "node:path";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { SessionStore } from "../../src/history/store.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../../src/tools/types.ts";
-import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import {
+  type SessionSandbox,
+  sessionOptions,
+  userBlocks,
+  useSessionSandbox,
+} from "../support/session-harness.ts";
 import { collectEvents, usageOf, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
@@ -34,9 +38,8 @@ function tool(
   };
 }
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const turn = (session: AgentSession, prompt: string) =>
-  collectEvents(session.turn(text(prompt), new AbortController().signal));
+  collectEvents(session.turn(userBlocks(prompt), new AbortController().signal));
 type Body = { tools?: { function: { name: string } }[] };
 const offeredIn = (i: number) => {
   const body = server.requests[i]?.body as Body | undefined;

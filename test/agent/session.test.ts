@@ -7,8 +7,12 @@ import { describe, expect, test } from "bun:test";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { SessionStore } from "../../src/history/store.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
-import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import {
+  type SessionSandbox,
+  sessionOptions,
+  userBlocks,
+  useSessionSandbox,
+} from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
@@ -16,7 +20,6 @@ const sandbox = useSessionSandbox(server, "session");
 const options = (box: SessionSandbox, extra: Partial<SessionOptions> = {}) =>
   sessionOptions(box, { noTools: true, ...extra });
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const result = (events: AgentEvent[]) => events.find((e) => e.type === "result")!;
 type Body = { model: string; messages: { role: string; content: unknown }[] };
 const bodyOf = (i: number) => server.requests[i]?.body as Body;
@@ -30,9 +33,9 @@ describe("AgentSession", () => {
     const box = sandbox();
     const session = await AgentSession.open(options(box));
     server.enqueueReply("openai", { text: "Hi Ada." });
-    const first = await collectEvents(session.turn(text("I am Ada."), new AbortController().signal));
+    const first = await collectEvents(session.turn(userBlocks("I am Ada."), new AbortController().signal));
     server.enqueueReply("openai", { text: "Ada." });
-    const second = await collectEvents(session.turn(text("Who am I?"), new AbortController().signal));
+    const second = await collectEvents(session.turn(userBlocks("Who am I?"), new AbortController().signal));
     await session.close();
     expect(result(first)).toMatchObject({ result: { subtype: "success", session_id: session.id } });
     expect(result(second)).toMatchObject({ result: { subtype: "success", result: "Ada." } });
@@ -54,7 +57,7 @@ describe("AgentSession", () => {
     const session = await AgentSession.open(options(box));
     expect(await SessionStore.forDataDir(box.dataDir).list()).toEqual([]);
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(session.turn(text("hello"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("hello"), new AbortController().signal));
     await session.close();
     const listed = await SessionStore.forDataDir(box.dataDir).list();
     expect(listed.map((s) => [s.id, s.title])).toEqual([[session.id, "hello"]]);
@@ -64,11 +67,11 @@ describe("AgentSession", () => {
     const box = sandbox();
     const session = await AgentSession.open(options(box));
     server.enqueueReply("openai", { text: "one" });
-    await collectEvents(session.turn(text("first"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("first"), new AbortController().signal));
     await session.setModel("openai/gpt-4o");
     expect(session.model).toBe("gpt-4o");
     server.enqueueReply("openai", { text: "two" });
-    await collectEvents(session.turn(text("second"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("second"), new AbortController().signal));
     await session.close();
     expect(bodyOf(1).model).toBe("gpt-4o");
     const saved = await entries(box, session.id);
@@ -91,7 +94,7 @@ describe("AgentSession", () => {
     for (const [i, answer] of ["A1", "A2", "A3"].entries()) {
       server.enqueueReply("openai", { text: `${answer} ${"x".repeat(400)}` });
       await collectEvents(
-        session.turn(text(`question ${i} ${"y".repeat(400)}`), new AbortController().signal),
+        session.turn(userBlocks(`question ${i} ${"y".repeat(400)}`), new AbortController().signal),
       );
     }
     server.enqueueReply("openai", { text: "SUMMARY OF EARLIER" });
@@ -102,7 +105,7 @@ describe("AgentSession", () => {
     expect(JSON.stringify(bodyOf(3).messages)).toContain("the questions");
 
     server.enqueueReply("openai", { text: "after" });
-    await collectEvents(session.turn(text("next"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("next"), new AbortController().signal));
     await session.close();
     const sent = bodyOf(4).messages;
     expect(JSON.stringify(sent[1])).toContain("SUMMARY OF EARLIER");
@@ -140,21 +143,21 @@ describe("AgentSession", () => {
     const box = sandbox();
     const session = await AgentSession.open(options(box, { model: "openai/gpt-4o" }));
     server.enqueueReply("openai", { text: "remembered" });
-    await collectEvents(session.turn(text("remember blue"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("remember blue"), new AbortController().signal));
     const oldId = session.id;
     await session.clear();
     expect(session.id).not.toBe(oldId);
     expect(session.messages()).toEqual([]);
     await session.setModel("openai/gpt-4o-mini");
     server.enqueueReply("openai", { text: "fresh" });
-    await collectEvents(session.turn(text("new topic"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("new topic"), new AbortController().signal));
     expect(bodyOf(1).messages.map((m) => m.role)).toEqual(["system", "user"]);
 
     const opened = await session.resume(oldId.slice(0, 16));
     expect(opened.id).toBe(oldId);
     expect(session.model).toBe("gpt-4o");
     server.enqueueReply("openai", { text: "blue" });
-    await collectEvents(session.turn(text("which colour?"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("which colour?"), new AbortController().signal));
     await session.close();
     expect(JSON.stringify(bodyOf(2).messages)).toContain("remember blue");
     expect((await SessionStore.forDataDir(box.dataDir).list()).length).toBe(2);
@@ -166,9 +169,9 @@ describe("AgentSession", () => {
       options(box, { choice: { continueLatest: false, resume: undefined, noSession: true } }),
     );
     server.enqueueReply("openai", { text: "one" });
-    await collectEvents(session.turn(text("a"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("a"), new AbortController().signal));
     server.enqueueReply("openai", { text: "two" });
-    await collectEvents(session.turn(text("b"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("b"), new AbortController().signal));
     await session.close();
     expect(bodyOf(1).messages).toHaveLength(4);
     expect(await SessionStore.forDataDir(box.dataDir).list()).toEqual([]);
@@ -178,9 +181,9 @@ describe("AgentSession", () => {
     const box = sandbox({ preamble: "Be brief." });
     const session = await AgentSession.open(options(box, { noTools: false }));
     server.enqueueReply("openai", { text: "one" });
-    await collectEvents(session.turn(text("a"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("a"), new AbortController().signal));
     server.enqueueReply("openai", { text: "two" });
-    await collectEvents(session.turn(text("b"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("b"), new AbortController().signal));
     await session.close();
     const system = (i: number) => JSON.stringify(bodyOf(i).messages[0]);
     expect(system(0)).toContain("Be brief.");

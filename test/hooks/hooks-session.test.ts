@@ -9,8 +9,7 @@ import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { notifyingApprover, sessionHooks } from "../../src/config/hook-sources.ts";
 import { projectRunnables } from "../../src/config/trust-project.ts";
 import { SessionStore } from "../../src/history/store.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
-import { sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import { sessionOptions, userBlocks, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
@@ -65,7 +64,6 @@ async function gone(pid: number): Promise<boolean> {
   return false;
 }
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const signal = () => new AbortController().signal;
 type Body = { messages: { role: string; content: unknown }[] };
 const bodyOf = (i: number) => server.requests[i]?.body as Body;
@@ -88,7 +86,7 @@ if [[ "$cmd" == *touch* ]]; then echo "Blocked: no touching ($cmd)" >&2; exit 2;
       toolCalls: [{ id: "call_1", name: "bash", input: { command: "touch marker" } }],
     });
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(session.turn(text("make a marker"), signal()));
+    await collectEvents(session.turn(userBlocks("make a marker"), signal()));
     await session.close();
     expect(existsSync(join(box.cwd, "marker"))).toBe(false);
     const tool = bodyOf(1).messages.find((m) => m.role === "tool");
@@ -119,7 +117,7 @@ jq -n '{systemMessage: "allowed by policy", hookSpecificOutput: {hookEventName: 
       toolCalls: [{ id: "call_w", name: "write_file", input: { path: "a.txt", content: "from model" } }],
     });
     server.enqueueReply("openai", { text: "written" });
-    await collectEvents(session.turn(text("write it"), signal()));
+    await collectEvents(session.turn(userBlocks("write it"), signal()));
     await session.close();
     expect(asked).toEqual([]);
     expect(box.notices).toContain("PreToolUse hook: allowed by policy");
@@ -152,7 +150,7 @@ jq -n '{systemMessage: "allowed by policy", hookSpecificOutput: {hookEventName: 
     });
     server.enqueueReply("openai", { text: "ok" });
     const started = Date.now();
-    await collectEvents(session.turn(text("go"), signal()));
+    await collectEvents(session.turn(userBlocks("go"), signal()));
     await session.close();
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(readFileSync(join(box.cwd, "out.txt"), "utf8")).toBe("ran\n");
@@ -181,7 +179,7 @@ jq -n '{systemMessage: "allowed by policy", hookSpecificOutput: {hookEventName: 
       toolCalls: [{ id: "call_1", name: "bash", input: { command: "echo ran > out.txt" } }],
     });
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(session.turn(text("go"), signal()));
+    await collectEvents(session.turn(userBlocks("go"), signal()));
     await session.close();
     expect(readFileSync(join(box.cwd, "out.txt"), "utf8")).toBe("ran\n");
     const warnings = box.notices.filter((line) => line.startsWith("warning: PreToolUse hook"));
@@ -209,7 +207,7 @@ describe("PostToolUse", () => {
       toolCalls: [{ id: "call_w", name: "write_file", input: { path: "x.txt", content: "hi" } }],
     });
     server.enqueueReply("openai", { text: "done" });
-    await collectEvents(session.turn(text("write x"), signal()));
+    await collectEvents(session.turn(userBlocks("write x"), signal()));
     await session.close();
     expect(readFileSync(join(box.cwd, "x.txt"), "utf8")).toBe("hi");
     const payload = JSON.parse(readFileSync(seen, "utf8"));
@@ -254,7 +252,7 @@ describe("Notification", () => {
       toolCalls: [{ id: "call_1", name: "bash", input: { command: "make" } }],
     });
     server.enqueueReply("openai", { text: "not allowed" });
-    await collectEvents(session.turn(text("build"), signal()));
+    await collectEvents(session.turn(userBlocks("build"), signal()));
     await session.close();
     expect(asked).toEqual(["bash"]);
     for (let i = 0; i < 40 && !existsSync(seen); i++) await Bun.sleep(50);
@@ -294,8 +292,8 @@ jq -n '{hookSpecificOutput: {hookEventName: "UserPromptSubmit", additionalContex
     );
     const session = await open(box);
     server.enqueueReply("openai", { text: "noted" });
-    await collectEvents(session.turn(text("what day is it"), signal()));
-    await expect(collectEvents(session.turn(text("my secret is 42"), signal()))).rejects.toThrow(
+    await collectEvents(session.turn(userBlocks("what day is it"), signal()));
+    await expect(collectEvents(session.turn(userBlocks("my secret is 42"), signal()))).rejects.toThrow(
       "no secrets please",
     );
     await session.close();
@@ -322,7 +320,7 @@ if [ "$active" = "false" ]; then echo "run the tests first" >&2; exit 2; fi`,
     const session = await open(box);
     server.enqueueReply("openai", { text: "done" });
     server.enqueueReply("openai", { text: "tests pass, done" });
-    const events = await collectEvents(session.turn(text("fix it"), signal()));
+    const events = await collectEvents(session.turn(userBlocks("fix it"), signal()));
     await session.close();
     expect(server.requests).toHaveLength(2);
     expect(JSON.stringify(bodyOf(1).messages.at(-1))).toContain("run the tests first");

@@ -9,11 +9,15 @@ import { latestExtensionState } from "../../src/history/extension-state.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import { MAX_PLAN_ITEMS, type PlanItem, planChecklist, planFromData } from "../../src/plan/plan.ts";
 import { SessionPlan } from "../../src/plan/session-plan.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
 import { planTool } from "../../src/tools/plan.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { planLines } from "../../src/ui/chat-render.ts";
-import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import {
+  type SessionSandbox,
+  sessionOptions,
+  userBlocks,
+  useSessionSandbox,
+} from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
@@ -26,7 +30,6 @@ function options(box: SessionSandbox, plan: SessionPlan | undefined, resume?: st
   });
 }
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const signal = () => new AbortController().signal;
 type Body = { messages: { role: string; content: unknown }[]; tools?: { function: { name: string } }[] };
 const bodyOf = (i: number) => server.requests[i]?.body as Body;
@@ -101,7 +104,7 @@ describe("the plan in a session", () => {
     for (const plan of [undefined, new SessionPlan()]) {
       const session = await AgentSession.open(options(box, plan));
       server.enqueueReply("openai", { text: "hello" });
-      await collectEvents(session.turn(text("hi"), signal()));
+      await collectEvents(session.turn(userBlocks("hi"), signal()));
       await session.close();
     }
     // The system prompt differs only by the tool's name in its list of tools.
@@ -119,7 +122,7 @@ describe("the plan in a session", () => {
       toolCalls: [{ id: "call_1", name: "plan", input: { items: twoSteps } }],
     });
     server.enqueueReply("openai", { text: "working on it" });
-    const events = await collectEvents(session.turn(text("fix the parser"), signal()));
+    const events = await collectEvents(session.turn(userBlocks("fix the parser"), signal()));
     await session.close();
 
     // Never asked for (read-only), and the chat's checklist is in the call's outcome.
@@ -147,7 +150,7 @@ describe("the plan in a session", () => {
     const again = await AgentSession.open(options(box, restored, session.id));
     expect(restored.items).toEqual(twoSteps);
     server.enqueueReply("openai", { text: "continuing" });
-    await collectEvents(again.turn(text("go on"), signal()));
+    await collectEvents(again.turn(userBlocks("go on"), signal()));
     await again.close();
     expect(JSON.stringify(bodyOf(2).messages.at(-1))).toContain("[pending] fix the parser");
   });
@@ -160,10 +163,10 @@ describe("the plan in a session", () => {
       toolCalls: [{ id: "call_1", name: "plan", input: { items: twoSteps } }],
     });
     server.enqueueReply("openai", { text: `planned ${"x".repeat(400)}` });
-    await collectEvents(session.turn(text(`a long task ${"y".repeat(400)}`), signal()));
+    await collectEvents(session.turn(userBlocks(`a long task ${"y".repeat(400)}`), signal()));
     for (const answer of ["A1", "A2"]) {
       server.enqueueReply("openai", { text: `${answer} ${"x".repeat(400)}` });
-      await collectEvents(session.turn(text(`more ${"y".repeat(400)}`), signal()));
+      await collectEvents(session.turn(userBlocks(`more ${"y".repeat(400)}`), signal()));
     }
     server.enqueueReply("openai", { text: "SUMMARY" });
     const compacted = await collectEvents(session.compact(undefined, signal()));
@@ -172,7 +175,7 @@ describe("the plan in a session", () => {
     // The summary request is not asked to keep the plan: it is not part of the conversation.
     expect(JSON.stringify(bodyOf(summaryAt).messages)).not.toContain("[pending] fix the parser");
     server.enqueueReply("openai", { text: "next" });
-    await collectEvents(session.turn(text("go on"), signal()));
+    await collectEvents(session.turn(userBlocks("go on"), signal()));
     await session.close();
     const after = bodyOf(summaryAt + 1).messages;
     expect(JSON.stringify(after)).toContain("SUMMARY");
@@ -186,7 +189,7 @@ describe("the plan in a session", () => {
       toolCalls: [{ id: "call_1", name: "plan", input: { items: twoSteps } }],
     });
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(first.turn(text("plan it"), signal()));
+    await collectEvents(first.turn(userBlocks("plan it"), signal()));
     await first.close();
 
     const plan = new SessionPlan();
@@ -205,7 +208,7 @@ describe("the plan in a session", () => {
       toolCalls: [{ id: "call_1", name: "plan", input: { items: twoSteps } }],
     });
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(session.turn(text("plan it"), signal()));
+    await collectEvents(session.turn(userBlocks("plan it"), signal()));
     await session.clear();
     expect(plan.items).toEqual([]);
     await session.close();

@@ -8,14 +8,12 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
 import { childModel } from "../../src/subagents/child-run.ts";
 import { ionToolName, loadCustomAgents, parseAgentFile } from "../../src/subagents/custom-agents.ts";
 import { SessionSubagents } from "../../src/subagents/session-subagents.ts";
 import { writeWithDirs } from "../support/files.ts";
-import { sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import { runResultOf, sessionOptions, userBlocks, useSessionSandbox } from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
@@ -141,7 +139,6 @@ function options(box: ReturnType<typeof sandbox>): SessionOptions {
   return sessionOptions(box, { cwd: box.work, yes: true, extensions: [new SessionSubagents()] });
 }
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 type Body = {
   model: string;
   messages: { role: string; content: unknown }[];
@@ -149,8 +146,6 @@ type Body = {
 };
 const bodyOf = (i: number) => server.requests[i]?.body as Body;
 const toolNames = (i: number) => bodyOf(i).tools?.map((t) => t.function.name) ?? [];
-const resultOf = (events: AgentEvent[]) =>
-  (events.find((e) => e.type === "result") as { result: RunResult }).result;
 const toolResultText = (i: number) => String(bodyOf(i).messages.find((m) => m.role === "tool")?.content);
 
 function enqueueTask(input: Record<string, unknown>) {
@@ -173,10 +168,10 @@ describe("task with custom agents and subagents config", () => {
     enqueueTask({ subagent_type: "code-reviewer" });
     server.enqueueReply("openai", { text: "LGTM" });
     server.enqueueReply("openai", { text: "The reviewer says LGTM." });
-    const events = await collectEvents(session.turn(text("review"), new AbortController().signal));
+    const events = await collectEvents(session.turn(userBlocks("review"), new AbortController().signal));
     await session.close();
 
-    expect(resultOf(events).is_error).toBe(false);
+    expect(runResultOf(events).is_error).toBe(false);
     expect(server.requests).toHaveLength(3);
     expect(toolNames(1).sort()).toEqual(["bash", "glob", "grep", "read_file"]);
     const system = JSON.stringify(bodyOf(1).messages[0]);
@@ -195,7 +190,7 @@ describe("task with custom agents and subagents config", () => {
     const session = await AgentSession.open(options(box));
     enqueueTask({ subagent_type: "nobody" });
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(session.turn(text("go"), new AbortController().signal));
+    await collectEvents(session.turn(userBlocks("go"), new AbortController().signal));
     await session.close();
     expect(server.requests).toHaveLength(2);
     const result = toolResultText(1);
@@ -211,10 +206,10 @@ describe("task with custom agents and subagents config", () => {
     for (const id of ["call_r1", "call_r2", "call_r3"])
       server.enqueueReply("openai", { toolCalls: [{ id, name: "read_file", input: { path: "notes.txt" } }] });
     server.enqueueReply("openai", { text: "done" });
-    const events = await collectEvents(session.turn(text("go"), new AbortController().signal));
+    const events = await collectEvents(session.turn(userBlocks("go"), new AbortController().signal));
     await session.close();
 
-    expect(resultOf(events).is_error).toBe(false);
+    expect(runResultOf(events).is_error).toBe(false);
     // Parent, two child requests (the cap), then the parent again with the child's failure as the result.
     expect(bodyOf(1).model).toBe("gpt-4.1-mini");
     expect(bodyOf(2).model).toBe("gpt-4.1-mini");

@@ -6,13 +6,17 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { extensionStatesOf } from "../../src/history/extension-state.ts";
 import { SessionStore } from "../../src/history/store.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
 import { MAX_PARALLEL_CHILDREN, SessionSubagents } from "../../src/subagents/session-subagents.ts";
-import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import {
+  runResultOf,
+  type SessionSandbox,
+  sessionOptions,
+  userBlocks,
+  useSessionSandbox,
+} from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { streamReply } from "../support/wire-scripts.ts";
 
@@ -28,10 +32,6 @@ function sandbox(): SessionSandbox {
 function options(box: SessionSandbox): SessionOptions {
   return sessionOptions(box, { yes: true, extensions: [new SessionSubagents()] });
 }
-
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
-const resultOf = (events: AgentEvent[]) =>
-  (events.find((e) => e.type === "result") as { result: RunResult }).result;
 
 function alive(pid: number): boolean {
   try {
@@ -63,7 +63,7 @@ describe("subagent limits and durability", () => {
       });
     server.enqueueReply("openai", { text: "all parts done" });
 
-    const running = collectEvents(session.turn(text("split it"), new AbortController().signal));
+    const running = collectEvents(session.turn(userBlocks("split it"), new AbortController().signal));
     await server.waitForRequests(1 + MAX_PARALLEL_CHILDREN);
     await Bun.sleep(150);
     expect(server.requests).toHaveLength(1 + MAX_PARALLEL_CHILDREN);
@@ -74,7 +74,7 @@ describe("subagent limits and durability", () => {
     await session.close();
 
     expect(MAX_PARALLEL_CHILDREN).toBe(4);
-    expect(resultOf(events).is_error).toBe(false);
+    expect(runResultOf(events).is_error).toBe(false);
     expect(server.requests).toHaveLength(7);
     const last = JSON.stringify((server.requests[6]!.body as { messages: unknown[] }).messages);
     for (const n of [1, 2, 3, 4, 5]) expect(last).toContain(`part ${n} done`);
@@ -93,7 +93,7 @@ describe("subagent limits and durability", () => {
     });
     server.enqueue({ stallBeforeHeaders: true });
     const controller = new AbortController();
-    const running = collectEvents(session.turn(text("go"), controller.signal));
+    const running = collectEvents(session.turn(userBlocks("go"), controller.signal));
     await server.waitForRequests(3);
 
     // The child waits for its second request: its first step (the read and its result) is saved.
@@ -105,7 +105,7 @@ describe("subagent limits and durability", () => {
     expect(data).toContain("the answer is 42");
 
     controller.abort();
-    expect(resultOf(await running).subtype).toBe("error_interrupted");
+    expect(runResultOf(await running).subtype).toBe("error_interrupted");
     await session.close();
   });
 
@@ -128,7 +128,7 @@ describe("subagent limits and durability", () => {
       ],
     });
     const controller = new AbortController();
-    const running = collectEvents(session.turn(text("check"), controller.signal));
+    const running = collectEvents(session.turn(userBlocks("check"), controller.signal));
     const deadline = Date.now() + 5000;
     while (!(existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "") && Date.now() < deadline)
       await Bun.sleep(20);
@@ -138,7 +138,7 @@ describe("subagent limits and durability", () => {
     controller.abort();
     const events = await running;
     await session.close();
-    expect(resultOf(events).subtype).toBe("error_interrupted");
+    expect(runResultOf(events).subtype).toBe("error_interrupted");
     const gone = Date.now() + 3000;
     while (alive(pid) && Date.now() < gone) await Bun.sleep(20);
     expect(alive(pid)).toBe(false);

@@ -8,15 +8,19 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { extensionStatesOf } from "../../src/history/extension-state.ts";
 import { SessionStore } from "../../src/history/store.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
 import { SessionSubagents, SUBAGENTS_EXTENSION } from "../../src/subagents/session-subagents.ts";
 import { streamJsonRenderer } from "../../src/ui/stream-json.ts";
 import { captureRender } from "../support/render-capture.ts";
-import { type SessionSandbox, sessionOptions, useSessionSandbox } from "../support/session-harness.ts";
+import {
+  runResultOf,
+  type SessionSandbox,
+  sessionOptions,
+  userBlocks,
+  useSessionSandbox,
+} from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 import { errorReply } from "../support/wire-scripts.ts";
 
@@ -39,13 +43,10 @@ function options(box: Box, resume?: string): SessionOptions {
   });
 }
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const signal = () => new AbortController().signal;
 type Body = { messages: { role: string; content: unknown }[]; tools?: { function: { name: string } }[] };
 const bodyOf = (i: number) => server.requests[i]?.body as Body;
 const toolNames = (i: number) => bodyOf(i).tools?.map((t) => t.function.name) ?? [];
-const resultOf = (events: AgentEvent[]) =>
-  (events.find((e) => e.type === "result") as { result: RunResult }).result;
 
 /** The parent calls task (call_task); the child reads notes.txt, then answers; the parent answers. */
 function enqueueDelegation(childAnswer = "CHILD FOUND 42") {
@@ -72,7 +73,7 @@ describe("the task tool", () => {
     const box = sandbox();
     const session = await AgentSession.open(options(box));
     enqueueDelegation();
-    const events = await collectEvents(session.turn(text("delegate it"), signal()));
+    const events = await collectEvents(session.turn(userBlocks("delegate it"), signal()));
     await session.close();
 
     expect(server.requests).toHaveLength(4);
@@ -94,7 +95,7 @@ describe("the task tool", () => {
     expect(JSON.stringify(bodyOf(3).messages)).not.toContain("the answer is 42\\n");
 
     // Spending rolled up: the parent's 300 + 15 with the child's 3000 + 50.
-    const result = resultOf(events);
+    const result = runResultOf(events);
     expect(result.is_error).toBe(false);
     expect(result.usage.input_tokens).toBe(3300);
     expect(result.usage.output_tokens).toBe(65);
@@ -120,7 +121,7 @@ describe("the task tool", () => {
     const box = sandbox();
     const session = await AgentSession.open(options(box));
     enqueueDelegation();
-    await collectEvents(session.turn(text("delegate it"), signal()));
+    await collectEvents(session.turn(userBlocks("delegate it"), signal()));
     await session.close();
 
     const store = SessionStore.forDataDir(box.dataDir);
@@ -149,7 +150,7 @@ describe("the task tool", () => {
     });
     server.enqueueReply("openai", { text: "84" });
     server.enqueueReply("openai", { text: "Doubled: 84." });
-    await collectEvents(again.turn(text("follow up"), signal()));
+    await collectEvents(again.turn(userBlocks("follow up"), signal()));
     await again.close();
     // The child's request: its earlier conversation, then the new prompt.
     const resumed = bodyOf(5).messages;
@@ -171,7 +172,7 @@ describe("the task tool", () => {
       toolCalls: [{ id: "call_t", name: "task", input: { description: "x", prompt: "y", resume: "nope" } }],
     });
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(session.turn(text("go"), signal()));
+    await collectEvents(session.turn(userBlocks("go"), signal()));
     await session.close();
     expect(server.requests).toHaveLength(2);
     expect(JSON.stringify(bodyOf(1).messages)).toContain("no subagent with id nope");
@@ -185,7 +186,7 @@ describe("the task tool", () => {
     });
     server.enqueue({ ...(await errorReply("openai", 401)), pathSuffix: "/chat/completions" });
     server.enqueueReply("openai", { text: "The subagent could not run." });
-    const events = await collectEvents(session.turn(text("go"), signal()));
+    const events = await collectEvents(session.turn(userBlocks("go"), signal()));
     await session.close();
     expect(server.requests).toHaveLength(3);
     const tool = bodyOf(2).messages.find((m) => m.role === "tool");
@@ -194,7 +195,7 @@ describe("the task tool", () => {
     expect(String(tool?.content)).toContain("invalid API key for openai");
     const toolEvent = events.find((e) => e.type === "tool_results");
     expect(JSON.stringify(toolEvent)).toContain('"is_error":true');
-    expect(resultOf(events)).toMatchObject({ subtype: "success", result: "The subagent could not run." });
+    expect(runResultOf(events)).toMatchObject({ subtype: "success", result: "The subagent could not run." });
   });
 
   test("the parent's abort cancels the child's request", async () => {
@@ -205,14 +206,14 @@ describe("the task tool", () => {
     });
     server.enqueue({ stallBeforeHeaders: true });
     const controller = new AbortController();
-    const running = collectEvents(session.turn(text("go"), controller.signal));
+    const running = collectEvents(session.turn(userBlocks("go"), controller.signal));
     await server.waitForRequests(2);
     const started = Date.now();
     controller.abort();
     const events = await running;
     await session.close();
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(resultOf(events).subtype).toBe("error_interrupted");
+    expect(runResultOf(events).subtype).toBe("error_interrupted");
     expect(server.requests).toHaveLength(2);
   });
 });

@@ -6,7 +6,9 @@ import { afterEach } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AgentEvent, RunResult } from "../../src/agent/events.ts";
 import type { SessionOptions } from "../../src/agent/session.ts";
+import type { UserBlock } from "../../src/providers/types.ts";
 
 export interface SessionSandbox {
   root: string;
@@ -69,4 +71,14 @@ export function sessionOptions(
     notice: () => {},
     ...extra,
   };
+}
+
+/** The user's words as the blocks of a turn. */
+export function userBlocks(text: string): UserBlock[] {
+  return [{ type: "text", text }];
+}
+
+/** The run's result among a turn's events (there is one). */
+export function runResultOf(events: AgentEvent[]): RunResult {
+  return (events.find((e) => e.type === "result") as { result: RunResult }).result;
 }
