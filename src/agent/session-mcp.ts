@@ -96,19 +96,12 @@ export class SessionMcp {
 
   private async start(): Promise<McpServers | undefined> {
     const { cwd, env, config, trust, notice } = this.options;
-    const [{ collectMcpServers }, { LaunchedServers }, { mcpLogFiles }] = await Promise.all([
+    const [{ collectMcpServers, trustOptions }, { LaunchedServers }, { mcpLogFiles }] = await Promise.all([
       import("../mcp/sources.ts"),
       import("../mcp/stdio-process.ts"),
       import("../mcp/log-path.ts"),
     ]);
-    const trusted = trust?.trusted === true;
-    const sources = await collectMcpServers({
-      cwd,
-      env,
-      trusted,
-      // Exactly what was trusted: the .mcp.json servers as the trust decision read and hashed them.
-      ...(trusted && trust ? { trustedMcpJson: { servers: trust.project.mcpServers } } : {}),
-    });
+    const sources = await collectMcpServers({ cwd, env, ...trustOptions(trust) });
     for (const line of sources.warnings) notice(`warning: ${line}`);
     if (sources.servers.length === 0 || this.closed) return undefined;
     const definitions = sources.servers.map((server) => server.definition);

@@ -9,7 +9,12 @@ import { dataDir, type Env } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { mcpLogFile, mcpLogFiles } from "../mcp/log-path.ts";
 import type { McpServers } from "../mcp/servers.ts";
-import { collectMcpServers, type McpServerSources, type SourcedServer } from "../mcp/sources.ts";
+import {
+  collectMcpServers,
+  type McpServerSources,
+  type SourcedServer,
+  trustOptions,
+} from "../mcp/sources.ts";
 import { onEndingSignals } from "../util/signals.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import { clipLine, parseStrict, tildePath } from "./_shared.ts";
@@ -64,13 +69,7 @@ async function settle(trustFlag: boolean | undefined, command: "list" | "tools")
   const { decideTrust } = await import("../config/trust.ts");
   const trust = await decideTrust({ cwd, env, flag: trustFlag === true, interactive: false });
   const loaded = await loadConfig({ cwd, env, trustedProject: trust.trusted });
-  const sources = await collectMcpServers({
-    cwd,
-    env,
-    trusted: trust.trusted,
-    // Exactly what was trusted: the .mcp.json servers as the decision read and hashed them.
-    ...(trust.trusted ? { trustedMcpJson: { servers: trust.project.mcpServers } } : {}),
-  });
+  const sources = await collectMcpServers({ cwd, env, ...trustOptions(trust) });
   const lines = new Set([
     ...trust.warnings,
     ...trust.project.warnings,

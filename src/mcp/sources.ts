@@ -15,8 +15,10 @@
  * what was left out. Cheap to import: the parser (zod) loads only when a file names servers.
  *
  *   collectMcpServers({ cwd, env, trusted }) → { servers, skipped, warnings }
+ *   trustOptions(decision) → { trusted, trustedMcpJson }    a trust gate's decision as those options
  */
 import { join, resolve } from "node:path";
+import type { ProjectTrust } from "../agent/session-options.ts";
 import { readJson } from "../config/load.ts";
 import { configFiles, type Env } from "../config/paths.ts";
 import { findGitRoot } from "../util/git.ts";
@@ -139,6 +141,17 @@ async function findServers(
     found.push({ origin: { file: files.mcpJson, scope: "project" }, entries, mcpJsonText: text });
   }
   return found;
+}
+
+/**
+ * `collectMcpServers`'s trust options from the trust gate's decision: trusted, it takes the `.mcp.json`
+ * servers exactly as the decision read and hashed them, so what starts is what was trusted.
+ */
+export function trustOptions(
+  trust: ProjectTrust | undefined,
+): Pick<CollectOptions, "trusted" | "trustedMcpJson"> {
+  if (trust?.trusted !== true) return { trusted: false };
+  return { trusted: true, trustedMcpJson: { servers: trust.project.mcpServers } };
 }
 
 /** "a", "a and b", "a, b and c". */

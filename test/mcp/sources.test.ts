@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { collectMcpServers, mcpSourceFiles } from "../../src/mcp/sources.ts";
+import { collectMcpServers, mcpSourceFiles, trustOptions } from "../../src/mcp/sources.ts";
 
 let root: string;
 let configDir: string;
@@ -164,6 +164,23 @@ describe("collectMcpServers", () => {
       trustedMcpJson: { servers: undefined },
     });
     expect(none.servers).toEqual([]);
+  });
+
+  test("a trust decision becomes the options: trusted takes the servers it hashed; untrusted or none reads nothing", () => {
+    const project = (servers: Record<string, unknown> | undefined) => ({
+      root,
+      items: [],
+      hash: "h",
+      mcpServers: servers,
+      warnings: [],
+    });
+    const servers = { docs: { command: "docs-server" } };
+    expect(trustOptions({ trusted: true, project: project(servers) })).toEqual({
+      trusted: true,
+      trustedMcpJson: { servers },
+    });
+    expect(trustOptions({ trusted: false, project: project(servers) })).toEqual({ trusted: false });
+    expect(trustOptions(undefined)).toEqual({ trusted: false });
   });
 
   test("a .mcp.json that is not JSON is one warning when trusted, and nothing is started from it", async () => {
