@@ -3,64 +3,45 @@
  * (edited, or from an ion that saved another shape) is an error result the model can act on, and no
  * child request is made. Real session files in temp dirs, the real OpenAI SDK against the fake server.
  */
-import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { expect, test } from "bun:test";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { SessionStore } from "../../src/history/store.ts";
-import type { UserBlock } from "../../src/providers/types.ts";
 import { SessionSubagents, SUBAGENTS_EXTENSION } from "../../src/subagents/session-subagents.ts";
+import {
+  type SessionSandbox,
+  sessionOptions,
+  userBlocks,
+  useSessionSandbox,
+} from "../support/session-harness.ts";
 import { collectEvents, useFakeLLM } from "../support/stream-helpers.ts";
 
 const server = useFakeLLM({ resetRequestsEachTest: true });
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const sandbox = useSessionSandbox(server, "child-transcript");
 
-function options(root: string, resume?: string): SessionOptions {
-  return {
-    cwd: root,
-    env: {
-      HOME: root,
-      ION_CONFIG_DIR: join(root, "config"),
-      ION_DATA_DIR: join(root, "data"),
-      XDG_CACHE_HOME: join(root, "cache"),
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: "test-key-child-transcript",
-    },
-    model: "openai/gpt-4o-mini",
+function options(box: SessionSandbox, resume?: string): SessionOptions {
+  return sessionOptions(box, {
     yes: true,
-    noTools: false,
-    maxTurns: 10,
-    newId: Bun.randomUUIDv7(),
     choice: { continueLatest: false, resume, noSession: false },
-    notice: () => {},
     extensions: [new SessionSubagents()],
-  };
+  });
 }
 
-const text = (t: string): UserBlock[] => [{ type: "text", text: t }];
 const signal = () => new AbortController().signal;
 
 test("resume of a child whose saved conversation is damaged: an error result, no child request", async () => {
-  const root = mkdtempSync(join(tmpdir(), "ion-child-transcript-"));
-  dirs.push(root);
-  mkdirSync(join(root, "config"), { recursive: true });
-  writeFileSync(join(root, "config", "config.json"), "{}");
-  const session = await AgentSession.open(options(root));
+  const box = sandbox();
+  const session = await AgentSession.open(options(box));
   server.enqueueReply("openai", {
     toolCalls: [{ id: "call_task", name: "task", input: { description: "look", prompt: "find it" } }],
   });
   server.enqueueReply("openai", { text: "CHILD FOUND IT" });
   server.enqueueReply("openai", { text: "Found." });
-  await collectEvents(session.turn(text("go"), signal()));
+  await collectEvents(session.turn(userBlocks("go"), signal()));
   await session.close();
   expect(server.requests).toHaveLength(3);
 
   // A later save of the child whose messages no provider could send (a damaged or foreign file).
-  const store = SessionStore.forDataDir(join(root, "data"));
+  const store = SessionStore.forDataDir(box.dataDir);
   const { writer } = await store.openForAppend(session.id);
   await writer.append([
     {
@@ -72,21 +53,21 @@ test("resume of a child whose saved conversation is damaged: an error result, no
   ]);
   await writer.close();
 
-  const again = await AgentSession.open(options(root, session.id));
+  const again = await AgentSession.open(options(box, session.id));
   server.enqueueReply("openai", {
     toolCalls: [
       { id: "call_more", name: "task", input: { description: "more", prompt: "And?", resume: "call_task" } },
     ],
   });
   server.enqueueReply("openai", { text: "ok" });
-  const events = await collectEvents(again.turn(text("follow up"), signal()));
+  const events = await collectEvents(again.turn(userBlocks("follow up"), signal()));
   await again.close();
   // No child request: the parent's two.
   expect(server.requests).toHaveLength(5);
   const results = events.find((e) => e.type === "tool_results");
   expect(JSON.stringify(results)).toContain('"is_error":true');
   const tool = (
-    server.requests[4]?.body as { messages: { role: string; content: unknown }[] }
+    server.requests[4]!.body as { messages: { role: string; content: unknown }[] }
   ).messages.findLast((m) => m.role === "tool");
   expect(String(tool?.content)).toBe(
     "task: the saved conversation of subagent call_task cannot be read (a damaged session file); start a new one without resume",
