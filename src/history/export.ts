@@ -1,5 +1,5 @@
 import { imageLabel } from "../providers/image.ts";
-import { count } from "../util/numbers.ts";
+import { count, counted } from "../util/numbers.ts";
 import { type BashResult, bashResult, exitText, shellCommand } from "./bash-result.ts";
 import type {
   CompactionEntry,
@@ -73,23 +73,28 @@ export function firstKept(entries: readonly SessionEntry[]): number {
   return kept;
 }
 
+/** " #n" after an entry's name in a transcript that numbers every entry (`sessions show`); else nothing. */
+function entryNumber(n: number | undefined): string {
+  return n === undefined ? "" : ` #${n}`;
+}
+
 /** `n`: the entry's number, for a transcript that numbers every entry (`sessions show`). */
 export function compactionLine(c: CompactionEntry, n?: number): string {
   const how = c.method === "summary" ? "summary" : "oldest messages dropped";
   const range = c.first_kept > 0 ? ` of #0–#${c.first_kept - 1}` : "";
-  return `compacted here${n === undefined ? "" : ` #${n}`} (${c.trigger}): ${how}${range}, ${count(c.tokens_before)} → ${count(c.tokens_after)} tokens`;
+  return `compacted here${entryNumber(n)} (${c.trigger}): ${how}${range}, ${count(c.tokens_before)} → ${count(c.tokens_after)} tokens`;
 }
 
 /** An extension's saved state, as one line (its data is in `sessions show --json`). */
 export function extensionStateLine(e: ExtensionStateEntry, n?: number): string {
   const under = e.parent_tool_use_id === undefined ? "" : ` for tool call ${e.parent_tool_use_id}`;
-  return `extension state${n === undefined ? "" : ` #${n}`}: ${e.extension}${under}`;
+  return `extension state${entryNumber(n)}: ${e.extension}${under}`;
 }
 
 export function runEndLine(r: RunEndEntry, n?: number): string {
   const parts = [
-    `run end${n === undefined ? "" : ` #${n}`}: ${r.subtype}`,
-    `${r.num_turns} ${r.num_turns === 1 ? "turn" : "turns"}`,
+    `run end${entryNumber(n)}: ${r.subtype}`,
+    counted(r.num_turns, "turn"),
     `${count(r.usage.input_tokens)} in / ${count(r.usage.output_tokens)} out tokens`,
   ];
   if (r.total_cost_usd !== null) parts.push(`$${r.total_cost_usd.toFixed(4)}`);

@@ -2,6 +2,7 @@ import { mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, rename, stat, unlink, utimes } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { IonError } from "../errors.ts";
+import { counted } from "../util/numbers.ts";
 import { sessionCost } from "./cost.ts";
 import { asIoError, errnoOf, messageOf } from "./io.ts";
 import { acquireLock, type SessionLock } from "./lock.ts";
@@ -64,16 +65,17 @@ export function trashDir(dataDir: string): string {
 /** The lines to print on stderr after `applyRetention` (none when it did nothing). */
 export function describeRetention(result: RetentionResult, days: number, dataDir: string): string[] {
   const lines: string[] = [];
-  const sessions = (n: number) => `${n} session${n === 1 ? "" : "s"}`;
   if (result.moved.length > 0) {
     lines.push(
-      `moved ${sessions(result.moved.length)} unused for ${days}+ days to ${trashDir(dataDir)} (deleted after ${days} more days):`,
+      `moved ${counted(result.moved.length, "session")} unused for ${days}+ days to ${trashDir(dataDir)} (deleted after ${days} more days):`,
     );
     for (const s of result.moved)
       lines.push(`  ${s.id}  ${s.updated_at.slice(0, 10)}  ${s.title || "(untitled)"}`);
   }
   if (result.purged.length > 0)
-    lines.push(`deleted ${sessions(result.purged.length)} from the trash: ${result.purged.join(", ")}`);
+    lines.push(
+      `deleted ${counted(result.purged.length, "session")} from the trash: ${result.purged.join(", ")}`,
+    );
   for (const warning of result.warnings) lines.push(`warning: ${warning}`);
   return lines;
 }
