@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import type { ProjectTrust } from "../agent/session-options.ts";
 import { IonError } from "../errors.ts";
 import type { ApprovalPrompt } from "../ui/approval.ts";
+import { findGitRoot } from "../util/git.ts";
 
 /**
  * The project trust gate as `ion run` and `ion chat` use it (the decision itself is config/trust.ts):
@@ -40,18 +41,22 @@ export async function runTrustGate(options: {
 }
 
 /**
- * Whether the project may hold something that needs trust: a `.ion/config.json` in `cwd`, or a
- * `.mcp.json` in `cwd` or above (the project's root may be any of them). A few lstat calls, and this
- * module is part of the run's own code: a run outside such a project loads nothing more.
+ * Whether the project may hold something that needs trust: a `.ion/config.json` in `cwd`, a
+ * `.mcp.json` in `cwd` or above (the project's root may be any of them), or a `.claude/settings.json`
+ * at the project's root. A few lstat calls, and this module is part of the run's own code: a run
+ * outside such a project loads nothing more.
  */
 function mayNeedTrust(cwd: string): boolean {
   const exists = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   if (exists(join(cwd, ".ion", "config.json"))) return true;
-  if (exists(join(cwd, ".claude", "settings.json"))) return true;
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (exists(join(dir, ".mcp.json"))) return true;
-    if (dirname(dir) === dir) return false;
+    if (dirname(dir) === dir) break;
   }
+  // At the root only, as trust-project.ts reads it: any directory above would find the user's own
+  // ~/.claude/settings.json, which is Claude Code's, not a project's.
+  const root = findGitRoot(resolve(cwd))?.root ?? resolve(cwd);
+  return exists(join(root, ".claude", "settings.json"));
 }
 
 async function ask(given: ApprovalPrompt | undefined, listing: string, question: string): Promise<string> {

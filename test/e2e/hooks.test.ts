@@ -91,4 +91,27 @@ describe("hooks", () => {
     expect(trusted.code).toBe(0);
     expect(readFileSync(log, "utf8")).toBe("second\n");
   });
+
+  test("run from a subdirectory, the repository root's .claude/settings.json is the project's: said untrusted, run trusted", async () => {
+    using box = new Sandbox();
+    const log = join(box.root, "prompts.log");
+    const hook = script(box, "log.sh", `jq -r .prompt >> ${log}`);
+    mkdirSync(join(box.workspace, ".git"));
+    mkdirSync(join(box.workspace, ".claude"));
+    mkdirSync(join(box.workspace, "src", "deep"), { recursive: true });
+    writeFileSync(
+      join(box.workspace, ".claude", "settings.json"),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: hook }] }] } }),
+    );
+    const cwd = join(box.workspace, "src", "deep");
+    server.enqueueReply("openai", { text: "one" });
+    const untrusted = await box.run(["run", ...MODEL, "first"], { env: box.env(env), cwd });
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.stderr).toMatch(/untrusted project .*: ignored "hooks" in .*\.claude\/settings\.json/);
+    expect(existsSync(log)).toBe(false);
+    server.enqueueReply("openai", { text: "two" });
+    const trusted = await box.run(["run", ...MODEL, "--trust-project", "second"], { env: box.env(env), cwd });
+    expect(trusted.code).toBe(0);
+    expect(readFileSync(log, "utf8")).toBe("second\n");
+  });
 });
