@@ -120,7 +120,7 @@ export async function executeRun(
   try {
     const flags = await readRunFlags(io);
     session = await openRunSession(io, flags, colorEnabled(tty.stderr));
-    turns = await userTurns(io, session, flags.cwd, (line) => stderr.write(`ion: ${line}\n`));
+    turns = await userTurns(io, session, flags.cwd);
     if (log) for (const line of breakdownLines(await session.contextBreakdown())) log(line);
   } catch (err) {
     prompt?.close();
@@ -332,12 +332,11 @@ async function userTurns(
   io: RunIo,
   session: AgentSession,
   cwd: string,
-  /** Tells a stdin line that was skipped. */
-  skipped: (line: string) => void,
 ): Promise<Iterable<UserBlock[]> | AsyncIterable<UserBlock[]>> {
   if (io.streamInput) {
     const { userMessages } = await import("./run-stream-input.ts");
-    return userMessages(process.stdin, skipped);
+    // A skipped line is told like any notice: what it quotes of the line cannot reach the terminal raw.
+    return userMessages(process.stdin, io.notice);
   }
   const { buildUserContent, stdinReader } = await import("./run-input.ts");
   const content = await buildUserContent({

@@ -128,6 +128,21 @@ describe("--input-format stream-json", () => {
       expect(show.stdout).toContain(text);
   });
 
+  test("a skipped line's quoted type reaches stderr without its terminal control characters", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "done" });
+    // JSON.stringify leaves C1 controls (U+009B is CSI) and DEL as they are.
+    const stdin = [JSON.stringify({ type: "\u009b2J\u007fx" }), user("hi"), ""].join("\n");
+    const run = await box.run(["run", ...MODEL, "--input-format", "stream-json", "-o", "stream-json"], {
+      env,
+      stdin,
+    });
+    expect(run.code).toBe(0);
+    // The whole sequence (CSI 2J: clear the screen) goes, not just its introducer.
+    expect(run.stderr).toContain('stdin line 1 skipped: type is "x", not "user"');
+    expect(run.stderr).not.toMatch(/[\u007f-\u009f]/);
+  });
+
   test("needs -o stream-json, and takes no prompt arguments", async () => {
     using box = new Sandbox();
     const text = await box.run(["run", ...MODEL, "--input-format", "stream-json"], { env, stdin: user("x") });
