@@ -5,11 +5,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentEvent } from "../../src/agent/events.ts";
 import { AgentSession, type SessionOptions } from "../../src/agent/session.ts";
 import { SessionStore } from "../../src/history/store.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../../src/tools/types.ts";
 import {
+  runResultOf,
   type SessionSandbox,
   sessionOptions,
   userBlocks,
@@ -45,11 +45,6 @@ const offeredIn = (i: number) => {
   const body = server.requests[i]?.body as Body | undefined;
   if (!body) throw new Error(`no request #${i}`);
   return (body.tools ?? []).map((t) => t.function.name);
-};
-const resultOf = (events: AgentEvent[]) => {
-  const found = events.find((e) => e.type === "result");
-  if (found?.type !== "result") throw new Error("the turn ended without a result");
-  return found.result;
 };
 
 describe("AgentSession: the tool registry", () => {
@@ -151,7 +146,7 @@ describe("AgentSession: the tool registry", () => {
     await session.close();
     const child = events.find((e) => e.type === "assistant" && e.parent_tool_use_id === "call_task");
     expect(child).toBeDefined();
-    const result = resultOf(events);
+    const result = runResultOf(events);
     expect(result).toMatchObject({ subtype: "success", usage: { input_tokens: 130, output_tokens: 20 } });
     expect(result.modelUsage["gpt-4o"]).toMatchObject({ inputTokens: 100, costUSD: 0.25 });
     expect(session.totals.usage.input_tokens).toBe(130);

@@ -78,7 +78,9 @@ export function userBlocks(text: string): UserBlock[] {
   return [{ type: "text", text }];
 }
 
-/** The run's result among a turn's events (there is one). */
+/** The run's result among a turn's events; throws when the turn ended without one. */
 export function runResultOf(events: AgentEvent[]): RunResult {
-  return (events.find((e) => e.type === "result") as { result: RunResult }).result;
+  const found = events.find((e) => e.type === "result");
+  if (found?.type !== "result") throw new Error("the turn ended without a result");
+  return found.result;
 }
