@@ -199,6 +199,18 @@ describe("ion mcp add / list / tools / remove", () => {
     expect(readFileSync(join(box.configDir, "config.json"), "utf8")).toBe(before);
   });
 
+  test("a config that is not JSON: add, remove and list fail naming it, and it is left as it was", async () => {
+    using box = new Sandbox();
+    const config = join(box.configDir, "config.json");
+    writeFileSync(config, "{ not json");
+    for (const args of [["add", "x", "--", "true"], ["remove", "x"], ["list"]]) {
+      const run = await box.run(["mcp", ...args]);
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain(`${config}: invalid JSON`);
+      expect(readFileSync(config, "utf8")).toBe("{ not json");
+    }
+  });
+
   test("a command line is shown as a POSIX shell takes it: words with $ or quotes single-quoted", async () => {
     using box = new Sandbox();
     const hint = await box.run(["mcp", "add", "web", "npx", "it's $HOME"]);
