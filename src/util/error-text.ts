@@ -39,7 +39,7 @@ const CODE_TEXT: Record<string, string> = {
 
 /** "part of the path is a file, not a directory, ENOTDIR"; the code alone when it is a rare one. */
 export function errnoText(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoOf(err);
   if (code !== undefined) return CODE_TEXT[code] ? `${CODE_TEXT[code]}, ${code}` : code;
   return messageOf(err);
 }
