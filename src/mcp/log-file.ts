@@ -5,6 +5,7 @@
  */
 import { closeSync, mkdirSync, openSync, readSync, statSync, truncateSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { errnoOf } from "../util/error-text.ts";
 
 const MAX_LOG_BYTES = 1024 * 1024;
 const TAIL_BYTES = 4096;
@@ -72,7 +73,7 @@ function sizeOf(path: string): number {
   try {
     return statSync(path).size;
   } catch (err) {
-    if (err instanceof Error && "code" in err && err.code === "ENOENT") return 0;
+    if (errnoOf(err) === "ENOENT") return 0;
     throw err;
   }
 }

@@ -7,6 +7,7 @@
  * signalled); elsewhere `ps` gives the parent links and the pid alone identifies a process.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { errnoOf } from "../util/error-text.ts";
 
 export interface ProcessId {
   pid: number;
@@ -117,8 +118,8 @@ export function signalProcesses(processes: readonly ProcessId[], signal: NodeJS.
       process.kill(target.pid, signal);
     } catch (err) {
       // ESRCH: it ended between the check and the signal. EPERM would mean it is not ours: leave it.
-      if (!(err instanceof Error && "code" in err && (err.code === "ESRCH" || err.code === "EPERM")))
-        throw err;
+      const code = errnoOf(err);
+      if (code !== "ESRCH" && code !== "EPERM") throw err;
     }
   }
 }
