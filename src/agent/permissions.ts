@@ -1,5 +1,5 @@
 import type { AgentTool, ApproveFn } from "../tools/types.ts";
-import { allowedByRules, type ToolRules } from "./tool-rules.ts";
+import { allowedByRules, deniedByRules, type ToolRules } from "./tool-rules.ts";
 
 /**
  * Permission modes: `read` offers only read-only tools; `ask` (the default) runs read-only tools freely
@@ -12,9 +12,22 @@ export function permissionMode(yes: boolean, configured: PermissionMode | undefi
   return yes ? "auto" : (configured ?? "ask");
 }
 
-/** The tools offered to the model: minus disabled ones, and only read-only ones in mode `read`. */
-export function offeredTools(all: AgentTool[], mode: PermissionMode, disabled: string[] = []): AgentTool[] {
-  return all.filter((tool) => !disabled.includes(tool.spec.name) && (mode !== "read" || tool.readOnly));
+/**
+ * The tools offered to the model: minus disabled ones (config) and those `--disallowedTools` names, and
+ * only read-only ones in mode `read`.
+ */
+export function offeredTools(
+  all: AgentTool[],
+  mode: PermissionMode,
+  disabled: string[] = [],
+  rules?: ToolRules,
+): AgentTool[] {
+  return all.filter(
+    (tool) =>
+      !disabled.includes(tool.spec.name) &&
+      !(rules && deniedByRules(rules, tool.spec.name)) &&
+      (mode !== "read" || tool.readOnly),
+  );
 }
 
 /** A tool call as the approval decision sees it. */

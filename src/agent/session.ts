@@ -168,9 +168,7 @@ export class AgentSession {
   /** The tools offered now; given `from`, those of them the mode and the disabled or denied tools allow. */
   tools(from: AgentTool[] = this.registry.offered()): AgentTool[] {
     if (this.options.noTools) return [];
-    const denied = [...(this.options.toolRules?.deny ?? [])];
-    const disabled = [...(this.loaded.config.tools?.disabled ?? []), ...denied];
-    return offeredTools(from, this.mode, disabled);
+    return offeredTools(from, this.mode, this.loaded.config.tools?.disabled ?? [], this.options.toolRules);
   }
 
   /** The MCP servers once started, with their status and tools (`/mcp`); undefined when none is configured. */

@@ -1,35 +1,16 @@
 import { IonError } from "../errors.ts";
+import { ionToolName, MCP_NAME, toolNameMatches } from "../tools/claude-names.ts";
+import { knownToolNames } from "../tools/index.ts";
 
 /**
  * `--allowedTools` / `--disallowedTools` for one run, in Claude Code's terms: allowed tools run without
  * asking (mode ask), disallowed ones are not offered to the model at all. Tool names are ion's or Claude
- * Code's (`Bash`, `Read`, …), as hook matchers take them. Only Bash takes a pattern, and only in the
+ * Code's (`Bash`, `Read`, …), as hook matchers take them, or MCP tools' (`mcp__server__tool`, or
+ * `mcp__server` for all of a server's tools). Only Bash takes a pattern, and only in the
  * allow list: `Bash(git log:*)` lets through commands starting with `git log`, `Bash(npm test)` that
  * exact command — and only a simple command: one with `;`, `&`, `|`, `$`, backticks, redirections or
  * newlines is asked about as usual, since a prefix says nothing about what follows an operator.
  */
-
-/** Claude Code's tool names in ion's terms. */
-export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = {
-  Bash: "bash",
-  Read: "read_file",
-  Write: "write_file",
-  Edit: "edit_file",
-  Glob: "glob",
-  Grep: "grep",
-  LS: "list_files",
-};
-
-const ION_TOOL_NAMES = new Set([
-  "bash",
-  "read_file",
-  "write_file",
-  "edit_file",
-  "glob",
-  "grep",
-  "list_files",
-  "skill",
-]);
 
 export interface ToolRules {
   /** Whole tools that run without asking. */
@@ -61,9 +42,22 @@ export function splitToolList(values: readonly string[]): string[] {
   return out;
 }
 
+/** ion's name of a tool a rule names (ion's, Claude Code's, an MCP tool or server), or undefined. */
 function ionName(name: string): string | undefined {
-  if (ION_TOOL_NAMES.has(name)) return name;
-  return Object.hasOwn(CLAUDE_TOOL_NAMES, name) ? CLAUDE_TOOL_NAMES[name] : undefined;
+  const ion = ionToolName(name);
+  if (knownToolNames().includes(ion) || MCP_NAME.test(ion)) return ion;
+  return undefined;
+}
+
+/** Whether a set of rule names covers this tool (an MCP server's name covers all its tools). */
+function covers(names: ReadonlySet<string>, tool: string): boolean {
+  for (const name of names) if (toolNameMatches(name, tool)) return true;
+  return false;
+}
+
+/** Whether `--disallowedTools` keeps this tool from the model. */
+export function deniedByRules(rules: ToolRules, tool: string): boolean {
+  return covers(rules.deny, tool);
 }
 
 export function parseToolRules(allowed: readonly string[], disallowed: readonly string[]): ToolRules {
@@ -118,8 +112,8 @@ export function allowedByRules(
   rules: ToolRules,
   call: { name: string; input: Record<string, unknown> },
 ): boolean {
-  if (rules.deny.has(call.name)) return false;
-  if (rules.allow.has(call.name)) return true;
+  if (covers(rules.deny, call.name)) return false;
+  if (covers(rules.allow, call.name)) return true;
   if (call.name !== "bash" || rules.bash.length === 0) return false;
   const command = typeof call.input.command === "string" ? call.input.command.trim() : "";
   if (command === "" || NOT_SIMPLE.test(command)) return false;

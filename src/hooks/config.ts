@@ -4,6 +4,8 @@
  * project's `.ion/config.json` and `.claude/settings.json`): all of them run, as in Claude Code.
  */
 
+import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
+
 const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
@@ -31,19 +33,6 @@ export interface HookGroup {
 }
 
 export type HookTable = Map<HookEvent, HookGroup[]>;
-
-/** ion's tool names → Claude Code's, so matchers and scripts written for Claude Code work unchanged. */
-export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = {
-  bash: "Bash",
-  read_file: "Read",
-  write_file: "Write",
-  edit_file: "Edit",
-  glob: "Glob",
-  grep: "Grep",
-  list_files: "LS",
-  web_fetch: "WebFetch",
-  task: "Task",
-};
 
 /** The file tools whose `path` is Claude Code's `file_path`. */
 export const FILE_PATH_TOOLS: readonly string[] = ["read_file", "write_file", "edit_file"];

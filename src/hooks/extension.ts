@@ -1,15 +1,9 @@
 import type { CallReview, ToolCallRequest } from "../agent/permissions.ts";
 import type { SessionExtension } from "../agent/session-extension.ts";
 import type { UserBlock } from "../providers/types.ts";
+import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
 import type { ToolOutcome } from "../tools/types.ts";
-import {
-  CLAUDE_TOOL_NAMES,
-  FILE_PATH_TOOLS,
-  type HookEvent,
-  type HookTable,
-  matchingCommands,
-  parseHooks,
-} from "./config.ts";
+import { FILE_PATH_TOOLS, type HookEvent, type HookTable, matchingCommands, parseHooks } from "./config.ts";
 import { type HookRun, runHook } from "./run.ts";
 
 /**

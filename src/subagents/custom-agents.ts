@@ -3,8 +3,8 @@ import { basename, join, resolve } from "node:path";
 import { configDir, type Env } from "../config/paths.ts";
 import type { Diagnostic, Loaded } from "../context/diagnostics.ts";
 import { ioReason, listDir } from "../context/diagnostics.ts";
-import { CLAUDE_TOOL_NAMES } from "../hooks/config.ts";
 import { parseYamlMapping, splitFrontmatter } from "../skills/frontmatter.ts";
+import { ionToolName as ionName } from "../tools/claude-names.ts";
 import { findGitRoot } from "../util/git.ts";
 import { readProjectFile } from "../util/project-file.ts";
 
@@ -49,14 +49,10 @@ export interface AgentOptions {
   env?: Env;
 }
 
-const ION_NAMES: ReadonlyMap<string, string> = new Map(
-  Object.entries(CLAUDE_TOOL_NAMES).map(([ion, claude]) => [claude, ion]),
-);
-
 export function ionToolName(name: string): string {
   // Claude Code allows a permission pattern after the name (`Bash(git:*)`); the tool is what counts.
   const bare = name.replace(/\(.*\)$/, "").trim();
-  return ION_NAMES.get(bare) ?? bare;
+  return ionName(bare);
 }
 
 function agentDirs({ cwd, env = process.env }: AgentOptions): AgentDir[] {

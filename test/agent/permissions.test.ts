@@ -35,6 +35,9 @@ describe("permission mode", () => {
     expect(names(offeredTools(TOOLS, "read"))).toEqual(["read_file", "grep"]);
     expect(names(offeredTools(TOOLS, "ask", ["bash", "grep"]))).toEqual(["read_file", "write_file"]);
     expect(names(offeredTools(TOOLS, "auto"))).toEqual(["read_file", "grep", "write_file", "bash"]);
+    // --disallowedTools, in Claude Code's names too.
+    const rules = parseToolRules([], ["Bash", "Grep"]);
+    expect(names(offeredTools(TOOLS, "auto", [], rules))).toEqual(["read_file", "write_file"]);
   });
 });
 

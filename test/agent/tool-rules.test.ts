@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { allowedByRules, parseToolRules, splitToolList } from "../../src/agent/tool-rules.ts";
+import { allowedByRules, deniedByRules, parseToolRules, splitToolList } from "../../src/agent/tool-rules.ts";
 
 test("lists split on commas and spaces, never inside a pattern", () => {
   expect(splitToolList(["Bash(git log:*) Read,Edit", " Write "])).toEqual([
@@ -37,4 +37,20 @@ test("a Bash pattern with shell syntax is refused: it could never match", () => 
       `--allowedTools: "${entry}": a pattern with shell syntax`,
     );
   expect(parseToolRules(["Bash(git log:*)"], []).bash).toEqual([{ command: "git log", prefix: true }]);
+});
+
+test("MCP tools by name, or a whole server by its name; every built-in by ion's or Claude Code's name", () => {
+  const rules = parseToolRules(["mcp__files__read_text_file", "WebFetch", "task"], ["mcp__git", "plan"]);
+  expect(rules.unknown).toEqual([]);
+  expect(deniedByRules(rules, "mcp__git__commit")).toBe(true);
+  expect(deniedByRules(rules, "mcp__github__commit")).toBe(false);
+  expect(deniedByRules(rules, "plan")).toBe(true);
+  expect(deniedByRules(rules, "mcp__files__read_text_file")).toBe(false);
+  const allowed = (name: string) => allowedByRules(rules, { name, input: {} });
+  expect(allowed("mcp__files__read_text_file")).toBe(true);
+  expect(allowed("mcp__files__write_file")).toBe(false);
+  expect(allowed("web_fetch")).toBe(true);
+  expect(allowed("task")).toBe(true);
+  expect(allowed("mcp__git__commit")).toBe(false);
+  expect(parseToolRules(["Bogus", "mcp__"], []).unknown).toEqual(["Bogus", "mcp__"]);
 });

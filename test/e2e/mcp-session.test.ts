@@ -130,6 +130,40 @@ describe("MCP servers in ion run", () => {
     expect(toolResult(server.requests[from + 1], "call_mut002")).toContain("logging");
   });
 
+  test("--disallowedTools names an MCP tool or a whole server; --allowedTools lets one run without asking", async () => {
+    using box = new Sandbox();
+    await box.writeConfig({ mcpServers: { everything: stdio([EVERYTHING_SERVER, "stdio"]) } });
+    const from = server.requests.length;
+    // Denied: not offered, and a call by name is refused even with -y.
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_mut003", name: "mcp__everything__toggle-simulated-logging", input: {} }],
+    });
+    server.enqueueReply("openai", { text: "Could not." });
+    const denied = ["--disallowedTools", "mcp__everything__toggle-simulated-logging"];
+    const run = await box.run([...RUN, "-y", ...denied, "-o", "json", "toggle"], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain("ignoring tool");
+    expect(toolNames(server.requests[from])).toContain("mcp__everything__echo");
+    expect(toolNames(server.requests[from])).not.toContain("mcp__everything__toggle-simulated-logging");
+    expect(toolResult(server.requests[from + 1], "call_mut003")).toContain("unknown tool");
+
+    server.enqueueReply("openai", { text: "Nothing." });
+    const whole = await box.run([...RUN, "--disallowedTools", "mcp__everything", "look"], { env });
+    expect(whole.code).toBe(0);
+    expect(toolNames(server.requests[from + 2]).filter((n) => n.startsWith("mcp__"))).toEqual([]);
+
+    // Allowed: runs in mode ask without a terminal, no denial.
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_mut004", name: "mcp__everything__toggle-simulated-logging", input: {} }],
+    });
+    server.enqueueReply("openai", { text: "Toggled." });
+    const allowed = ["--allowedTools", "mcp__everything__toggle-simulated-logging"];
+    const ran = await box.run([...RUN, ...allowed, "-o", "json", "toggle"], { env });
+    expect(ran.code).toBe(0);
+    expect((resultOf(ran.stdout) as { permission_denials: unknown[] }).permission_denials).toEqual([]);
+    expect(toolResult(server.requests[from + 4], "call_mut004")).toContain("logging");
+  });
+
   test("mode read: a mutating MCP tool is not offered, a read-only one is", async () => {
     using box = new Sandbox();
     await box.writeConfig({ mcpServers: { everything: stdio([EVERYTHING_SERVER, "stdio"]) } });

@@ -81,6 +81,14 @@ describe("--disallowedTools / --allowedTools", () => {
     expect(second).toContain("bash");
     expect(second).not.toContain("write_file");
     expect(second).not.toContain("edit_file");
+
+    server.enqueueReply("openai", { text: "ok" });
+    const three = await box.run(["run", ...MODEL, "--disallowedTools", "WebFetch task plan", "hi"], { env });
+    expect(three.code).toBe(0);
+    expect(three.stderr).toBe("");
+    const [, , third] = toolsSent(from);
+    expect(third).toContain("read_file");
+    for (const name of ["web_fetch", "task", "plan"]) expect(third).not.toContain(name);
   });
 
   test('--allowedTools "Bash Edit" without a terminal: bash runs without a denial', async () => {
@@ -131,9 +139,12 @@ describe("--disallowedTools / --allowedTools", () => {
     expect(deny.code).toBe(64);
     expect(deny.stderr).toContain("a pattern cannot be disallowed");
     server.enqueueReply("openai", { text: "ok" });
-    const unknown = await box.run(["run", ...MODEL, "--allowedTools", "WebFetch,Read", "x"], { env });
+    // NotebookEdit is a Claude Code tool ion does not have (WebFetch is web_fetch).
+    const unknown = await box.run(["run", ...MODEL, "--allowedTools", "NotebookEdit,WebFetch,Read", "x"], {
+      env,
+    });
     expect(unknown.code).toBe(0);
-    expect(unknown.stderr).toBe("ion: ignoring tool WebFetch: ion has no tool by that name\n");
+    expect(unknown.stderr).toBe("ion: ignoring tool NotebookEdit: ion has no tool by that name\n");
   });
 });
 
