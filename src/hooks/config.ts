@@ -54,6 +54,19 @@ function compileMatcher(matcher: unknown, warn: (line: string) => void): RegExp 
   }
 }
 
+/**
+ * A hook's `timeout`: seconds as a positive number, as in Claude Code. Anything else (`"1"`, `0`,
+ * `-3`) is warned about, not silently replaced, and the hook gets the default.
+ */
+function timeoutSeconds(timeout: unknown, event: string, warn: (line: string) => void): number {
+  if (timeout === undefined) return DEFAULT_TIMEOUT_S;
+  if (typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0) return timeout;
+  warn(
+    `hooks.${event}: "timeout" must be a positive number of seconds, not ${JSON.stringify(timeout)}; the hook gets ${DEFAULT_TIMEOUT_S} s`,
+  );
+  return DEFAULT_TIMEOUT_S;
+}
+
 /** The hooks of every source, by event; unknown events and malformed entries are warned about and skipped. */
 export function parseHooks(
   sources: readonly Record<string, unknown>[],
@@ -75,8 +88,7 @@ export function parseHooks(
         if (matcher === null) continue;
         const commands = group.hooks.flatMap((hook): HookCommand[] => {
           if (isPlainObject(hook) && hook.type === "command" && typeof hook.command === "string") {
-            const seconds =
-              typeof hook.timeout === "number" && hook.timeout > 0 ? hook.timeout : DEFAULT_TIMEOUT_S;
+            const seconds = timeoutSeconds(hook.timeout, event, warn);
             return [{ command: hook.command, timeoutMs: seconds * 1000 }];
           }
           warn(
