@@ -42,7 +42,7 @@ function bodyLines(messages: readonly Message[]): string[] {
     for (const block of message.content) {
       if (block.type === "text" && block.text.trim() !== "") lines.push(firstLine(block.text));
       if (block.type === "tool_use")
-        lines.push(`● ${firstLine(block.name)}  ${summarizeInput(block.input)}`.trimEnd());
+        lines.push(`● ${firstLine(block.name)}  ${summarizeInput(block.input, block.name)}`.trimEnd());
     }
   }
   if (lines.length <= BODY_LINES) return lines;

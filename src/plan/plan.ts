@@ -40,6 +40,23 @@ export function planChecklist(items: readonly PlanItem[]): string[] {
 }
 
 /**
+ * A `plan` call's input in a few words for its tool line: `3 items, 1 completed, 1 in progress`, or
+ * undefined when the input is not a list of items (the model sent something else).
+ */
+export function planCallSummary(input: Record<string, unknown>): string | undefined {
+  if (!Array.isArray(input.items)) return undefined;
+  const count = (status: PlanStatus) =>
+    input.items.filter((item: unknown) => (item as { status?: unknown } | null)?.status === status).length;
+  const total = input.items.length;
+  const parts = [total === 1 ? "1 item" : `${total} items`];
+  const completed = count("completed");
+  const active = count("in_progress");
+  if (completed > 0) parts.push(`${completed} completed`);
+  if (active > 0) parts.push(`${active} in progress`);
+  return parts.join(", ");
+}
+
+/**
  * What the model is told before each request while it has a plan: the list, and — while an item is
  * in progress — to check the last tool results against it before calling it completed.
  */

@@ -1,4 +1,5 @@
 import type { AgentEvent } from "../agent/events.ts";
+import { planCallSummary } from "../plan/plan.ts";
 import { mainArgument } from "../tools/types.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import type { SpinnerLine } from "./spinner.ts";
@@ -38,9 +39,15 @@ function indentOf(event: ToolStart | ToolEnd): string {
   return event.parent_tool_use_id === undefined ? "" : "  ";
 }
 
-/** A short description of a tool call for its one progress line, safe for a terminal. */
-export function summarizeInput(input: Record<string, unknown>): string {
-  const first = mainArgument(input) ?? Object.values(input)[0];
+/**
+ * A short description of a tool call for its one progress line, safe for a terminal. A `plan` call is
+ * its item counts, not its JSON.
+ */
+export function summarizeInput(input: Record<string, unknown>, toolName?: string): string {
+  const first =
+    (toolName === "plan" ? planCallSummary(input) : undefined) ??
+    mainArgument(input) ??
+    Object.values(input)[0];
   const text = typeof first === "string" ? first : first === undefined ? "" : JSON.stringify(first);
   const line = safeForTerminal(text).split("\n")[0] ?? "";
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
@@ -112,10 +119,12 @@ export class ToolActivity {
     const agent = event.parent_tool_use_id ?? "";
     this.batches.set(agent, (this.batches.get(agent) ?? 0) + 1);
     this.running.set(event.id, { started: this.now() });
-    const summary = summarizeInput(event.input);
+    const summary = summarizeInput(event.input, event.name);
     const name = safeForTerminal(event.name);
     this.labels.set(event.id, summary ? `${name} ${truncate(summary, LABEL_ARGUMENT_COLUMNS)}` : name);
-    return `${indentOf(event)}${this.style.cyan("●")} ${name}  ${this.style.dim(summary)}`;
+    // A call without an argument to show ends at its name: no trailing spaces.
+    const argument = summary ? `  ${this.style.dim(summary)}` : "";
+    return `${indentOf(event)}${this.style.cyan("●")} ${name}${argument}`;
   }
 
   progress(event: ToolProgress): void {

@@ -140,6 +140,22 @@ describe("ToolActivity", () => {
     expect(batch.end(end("d", "bash"), 80)).toBe("  ✓ 0.0s");
   });
 
+  test("a plan call's line is its item counts, not its JSON; a call without an argument ends at its name", () => {
+    const activity = new ToolActivity(style);
+    const items = [
+      { content: "read", status: "completed" },
+      { content: "fix", status: "in_progress" },
+      { content: "test", status: "pending" },
+    ];
+    expect(activity.start(start("a", "plan", { items }))).toBe("● plan  3 items, 1 completed, 1 in progress");
+    expect(activity.start(start("b", "plan", { items: [] }))).toBe("● plan  0 items");
+    expect(activity.start(start("c", "mcp__files__list_allowed_directories", {}))).toBe(
+      "● mcp__files__list_allowed_directories",
+    );
+    // Another tool's `items` argument is not taken for a plan.
+    expect(activity.start(start("d", "other", { items: [1] }))).toBe("● other  [1]");
+  });
+
   test("a long argument is shortened and the line fits the terminal", () => {
     const activity = new ToolActivity(style);
     const long = `src/${"deep/".repeat(30)}file.ts`;
