@@ -105,8 +105,10 @@ async function askToTrust(
   const listing = [head, ...listingLines(project), "Untrusted, ion skips all of this and goes on."].join(
     "\n",
   );
-  for (;;) {
-    const answer = (await ask(listing, "Trust this project? [y]es / [n]o ")).trim().toLowerCase();
+  // The default (a bare Enter) is no, and the question says so. After an answer that is neither,
+  // one line says what to type instead of the whole list again.
+  for (let shown = listing; ; shown = "answer y or n (Enter is no)") {
+    const answer = (await ask(shown, "Trust this project? [y/N] ")).trim().toLowerCase();
     if (answer === "y" || answer === "yes") return true;
     if (answer === "n" || answer === "no" || answer === "") return false;
   }

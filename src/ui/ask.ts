@@ -17,6 +17,8 @@ export function terminalPrompt(beforeAsk?: () => void): ApprovalPrompt & { close
   // readline would only pause. Hand it to the run's SIGINT handling (which cancels the turn), then
   // let a question being asked go unanswered (no): one Ctrl+C ends the run, as without a terminal.
   rl.on("SIGINT", () => {
+    // End the question's line first, so what the interruption prints starts a line of its own.
+    if (answerPending) process.stderr.write("\n");
     if (process.listenerCount("SIGINT") > 0) process.emit("SIGINT", "SIGINT");
     else process.kill(process.pid, "SIGINT");
     answerPending?.("");
@@ -27,7 +29,12 @@ export function terminalPrompt(beforeAsk?: () => void): ApprovalPrompt & { close
     ask: (question) =>
       new Promise((resolve) => {
         if (closed) return resolve("");
-        const onClose = () => resolve("");
+        // Ctrl+D: readline closes without ending the question's line; end it, so what follows starts its own.
+        const onClose = () => {
+          answerPending = undefined;
+          process.stderr.write("\n");
+          resolve("");
+        };
         rl.once("close", onClose);
         answerPending = (answer) => {
           answerPending = undefined;

@@ -90,7 +90,7 @@ describe("decideTrust", () => {
     const first = await decideTrust(options(p, { interactive: true, ask }));
     expect(first).toMatchObject({ trusted: true, by: "answer" });
     expect(asked).toHaveLength(1);
-    expect(asked[0]!.question).toBe("Trust this project? [y]es / [n]o ");
+    expect(asked[0]!.question).toBe("Trust this project? [y/N] ");
     expect(asked[0]!.listing).toBe(
       [
         `${p.root} is a project you have not trusted. Trusted, it would:`,
@@ -115,6 +115,11 @@ describe("decideTrust", () => {
     const decision = await decideTrust(options(p, { interactive: true, ask }));
     expect(decision.trusted).toBe(false);
     expect(asked).toHaveLength(2);
+    // The second time only one line says what to answer: the list is not shown again.
+    expect(asked[1]).toEqual({
+      listing: "answer y or n (Enter is no)",
+      question: "Trust this project? [y/N] ",
+    });
     expect(decision.skippedLine).toBe(
       "not trusted: all of the above is skipped for this run, and ion asks again next time (`ion config trust` trusts it for good)",
     );

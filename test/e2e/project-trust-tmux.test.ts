@@ -17,7 +17,7 @@ afterEach(() => Terminal.closeAll());
 setDefaultTimeout(30_000);
 
 const { server, env } = useOpenAIServer("sk-test-trust-tmux-00000001");
-const QUESTION = "Trust this project? [y]es / [n]o";
+const QUESTION = "Trust this project? [y/N]";
 
 /** Where a trusted project's own `api_base` sends its requests. */
 let projectServer: FakeLLM;
@@ -86,6 +86,26 @@ describe.skipIf(!HAS_TMUX)("the trust question on a terminal", () => {
     expect(await term.waitForExit(5_000)).toBe(2);
     expect(server.requests.length + projectServer.requests.length).toBe(before);
     expect(existsSync(storeFile(box))).toBe(false);
+  });
+
+  test("the question shows its default; a typo gets one line, not the list again; Ctrl+C and Ctrl+D end the question's line", async () => {
+    using box = new Sandbox();
+    await project(box);
+    const typo = await start(box, ["run", "hi"]);
+    await typo.waitFor(QUESTION, 10_000);
+    await typo.sendText("maybe");
+    await typo.sendKeys("Enter");
+    const again = await typo.waitFor(`answer y or n (Enter is no)\n${QUESTION}`, 10_000);
+    expect(again.split("is a project you have not trusted")).toHaveLength(2);
+    await typo.sendKeys("C-c");
+    expect(await typo.waitForExit(5_000)).toBe(2);
+    expect(await typo.capture()).toMatch(/Trust this project\? \[y\/N\] *\nion: interrupted/);
+
+    const eof = await start(box, ["run", "hi"]);
+    await eof.waitFor(QUESTION, 10_000);
+    await eof.sendKeys("C-d");
+    const after = await eof.waitFor("not trusted: all of the above is skipped", 10_000);
+    expect(after).toMatch(/Trust this project\? \[y\/N\] *\nion: warning: not trusted/);
   });
 
   test("Ctrl+C at the chat's question ends the chat as interrupted (exit 2)", async () => {
