@@ -39,7 +39,21 @@ export function checkFlags(
   args: ArgsDef,
   repeatable: string[] = [],
 ): Record<string, string[]> {
+  return walkFlags(command, rawArgs, args, repeatable).collected;
+}
+
+/** `-1`, `-0.5`, `-.5`: a value (`ion config set mcp.startup_timeout_ms -1`), never one of ion's flags. */
+const NEGATIVE_NUMBER = /^-(\d+\.?\d*|\.\d+)$/;
+
+function walkFlags(
+  command: string,
+  rawArgs: string[],
+  args: ArgsDef,
+  repeatable: string[],
+): { collected: Record<string, string[]>; positionals: number[]; split: number } {
   const table = flagTable(args);
+  const positionals: number[] = [];
+  let split = -1;
   const collected: Record<string, string[]> = Object.fromEntries(repeatable.map((r) => [r, []]));
   const noValue = (flag: string, arg: string) =>
     new IonError("usage", `${flag} takes no value, got "${arg}"`, {
@@ -52,8 +66,15 @@ export function checkFlags(
 
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i]!;
-    if (arg === "--") break;
-    if (!arg.startsWith("-") || arg === "-") continue;
+    if (arg === "--") {
+      split = i;
+      for (let rest = i + 1; rest < rawArgs.length; rest++) positionals.push(rest);
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-" || NEGATIVE_NUMBER.test(arg)) {
+      positionals.push(i);
+      continue;
+    }
     const long = arg.startsWith("--");
     const [rawName, inline] = long
       ? (arg.slice(2).split(/=(.*)/s) as [string, string?])
@@ -86,7 +107,21 @@ export function checkFlags(
       break;
     }
   }
-  return collected;
+  return { collected, positionals, split };
+}
+
+/**
+ * The arguments as citty should see them: citty reads `-1` as a flag named "1", so when a positional
+ * argument is a negative number, the positionals go after `--`, in order, where citty takes them as
+ * they are. Anything else is returned unchanged.
+ */
+export function argsForCitty(rawArgs: string[], args: ArgsDef): string[] {
+  const { positionals, split } = walkFlags("", rawArgs, args, []);
+  const beforeSplit = (i: number) => split < 0 || i < split;
+  if (!positionals.some((i) => beforeSplit(i) && NEGATIVE_NUMBER.test(rawArgs[i]!))) return rawArgs;
+  const isPositional = new Set(positionals);
+  const flags = rawArgs.filter((_, i) => !isPositional.has(i) && i !== split);
+  return [...flags, "--", ...positionals.map((i) => rawArgs[i]!)];
 }
 
 export function parsePositiveInt(flag: string, value: string): number {
@@ -105,7 +140,7 @@ export function parseChoice<T extends string>(flag: string, value: string, choic
 /** Strict flags, then citty's parse; more positional arguments than `max` is a usage error. */
 export function parseStrict<A extends ArgsDef>(command: string, rawArgs: string[], args: A, max: number) {
   checkFlags(command, rawArgs, args);
-  const parsed = parseArgs(rawArgs, args);
+  const parsed = parseArgs(argsForCitty(rawArgs, args), args);
   const extra = parsed._.slice(max);
   if (extra.length > 0)
     throw new IonError("usage", `unexpected argument "${extra[0]}" for "ion ${command}"`, {

@@ -8,7 +8,7 @@ import type { ApproveFn } from "../tools/types.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
 import { counted } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
-import { checkFlags, parseChoice } from "./_shared.ts";
+import { argsForCitty, checkFlags, parseChoice } from "./_shared.ts";
 import { chatArgs } from "./chat.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { workspaceRoot } from "./run-support.ts";
@@ -94,7 +94,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
 /** The flags, and the combinations and arguments a chat does not take. */
 function parseChatArgs(rawArgs: string[]): ChatArgs {
   checkFlags("chat", rawArgs, chatArgs);
-  const args = parseArgs<typeof chatArgs>(rawArgs, chatArgs);
+  const args = parseArgs<typeof chatArgs>(argsForCitty(rawArgs, chatArgs), chatArgs);
   if (args._.length > 0)
     throw new IonError("usage", `unexpected argument "${args._[0]}" for "ion chat"`, {
       hint: 'to ask once and exit use `ion run "…"`; see `ion chat --help`',

@@ -12,7 +12,7 @@ import { fdWriter } from "../util/fd-writer.ts";
 import { isTerminal } from "../util/libc.ts";
 import { useProcessStreams } from "../util/stdout.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
-import { checkFlags, parseChoice, parsePositiveInt } from "./_shared.ts";
+import { argsForCitty, checkFlags, parseChoice, parsePositiveInt } from "./_shared.ts";
 import { routeConsole, routeProcessWarnings } from "./console.ts";
 import { runArgs } from "./run.ts";
 import {
@@ -200,7 +200,10 @@ function parseRunArgs(
     // name of each flag read but not given (~20 here); that many calls had JavaScriptCore optimize the
     // helper, and its optimizing compiler is ~2 MB more of the binary paged in (peak RSS of run "hi").
     // citty stores a given flag under each of its spellings, so the copy reads the same values.
-    const args: RunArgs = { ...(parsed ?? parseArgs(rawArgs, runArgs)) };
+    const forCitty = argsForCitty(rawArgs, runArgs);
+    const args: RunArgs = {
+      ...(parsed !== undefined && forCitty === rawArgs ? parsed : parseArgs(forCitty, runArgs)),
+    };
     const format = parseChoice<OutputFormat>(
       "--output-format",
       String(args["output-format"]),

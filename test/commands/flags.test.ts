@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { ArgsDef } from "citty";
-import { checkFlags, parseChoice, parsePositiveInt } from "../../src/commands/_shared.ts";
+import { type ArgsDef, parseArgs } from "citty";
+import { argsForCitty, checkFlags, parseChoice, parsePositiveInt } from "../../src/commands/_shared.ts";
 import { runArgs } from "../../src/commands/run.ts";
 import { IonError } from "../../src/errors.ts";
 
@@ -68,6 +68,29 @@ describe("checkFlags", () => {
     expect(check(["--file=a.txt", "--file", "b.txt", "-fc.txt", "-f", "d.txt", "-Fe.txt"])).toEqual({
       file: ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"],
     });
+  });
+
+  test("a negative number is a value, never a flag: -1, -0.5 and -.5 pass as positionals", () => {
+    expect(check(["mcp.startup_timeout_ms", "-1"])).toEqual({ file: [] });
+    expect(check(["-0.5", "--quiet", "-.5"])).toEqual({ file: [] });
+    expect(usageError(() => check(["-1x"])).message).toContain("unknown option -1");
+  });
+
+  test("argsForCitty puts positionals after -- only when one is a negative number", () => {
+    const plain = ["-q", "hello", "--model", "m"];
+    expect(argsForCitty(plain, ARGS)).toBe(plain);
+    expect(argsForCitty(["key", "-1", "--model", "m", "-q"], ARGS)).toEqual([
+      "--model",
+      "m",
+      "-q",
+      "--",
+      "key",
+      "-1",
+    ]);
+    expect(argsForCitty(["-0.5", "--", "-x"], ARGS)).toEqual(["--", "-0.5", "-x"]);
+    const parsed = parseArgs(argsForCitty(["-1", "-q"], ARGS), ARGS);
+    expect(parsed.prompt).toBe("-1");
+    expect(parsed.quiet).toBe(true);
   });
 
   test("--flag=value keeps everything after the first =, even an empty value", () => {

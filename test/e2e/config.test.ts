@@ -84,6 +84,18 @@ describe("ion config set / get / unset", () => {
     }
   });
 
+  test("a negative number is the VALUE, not an unknown option", async () => {
+    using box = new Sandbox();
+    const name = await box.run(["config", "set", "providers.local.name", "-1"]);
+    expect(name.stderr).toBe("");
+    expect(name.code).toBe(0);
+    expect((await box.run(["config", "get", "providers.local.name"])).stdout).toBe("-1\n");
+    const timeout = await box.run(["config", "set", "mcp.startup_timeout_ms", "-0.5"]);
+    expect(timeout.stderr).toStartWith("ion: cannot set mcp.startup_timeout_ms: ");
+    expect(timeout.stderr).not.toContain("unknown option");
+    expect(timeout.code).toBe(1);
+  });
+
   test("unknown keys: a warning with a suggestion, and written", async () => {
     using box = new Sandbox();
     const run = await box.run(["config", "set", "modle", "openai/gpt-4o"]);
