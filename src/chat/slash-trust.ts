@@ -49,16 +49,21 @@ export const trustCommand: SlashCommand<ChatContext> = {
       return;
     }
     const stored = (await readTrusted(file))[project.root];
+    const trusted = stored?.hash === project.hash;
     const state =
       stored === undefined
         ? "not trusted"
-        : stored.hash === project.hash
+        : trusted
           ? `trusted since ${stored.trusted_at.slice(0, 10)}`
           : "changed since you trusted it: not trusted until you say so again";
     context.print(`${root}: ${state}; this chat ${loaded ? "loaded" : "skipped"}:`);
     for (const line of listingLines(project)) context.print(line);
-    context.print(
-      style.dim("/trust yes trusts it (from the next chat on) · /trust revoke stops trusting it"),
-    );
+    // Trusted already, the hint to trust it would read as if it were not.
+    const next = !trusted
+      ? "/trust yes trusts it (from the next chat on)"
+      : loaded
+        ? "trusted"
+        : "trusted: it loads when a chat starts (leave and run `ion chat -c`)";
+    context.print(style.dim(`${next} · /trust revoke stops trusting it`));
   },
 };

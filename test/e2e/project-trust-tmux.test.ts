@@ -136,6 +136,16 @@ describe.skipIf(!HAS_TMUX)("the trust question on a terminal", () => {
     await term.sendText("/trust yes");
     await term.sendKeys("Enter");
     await term.waitFor("leave and run `ion chat -c` to use it", 10_000);
+    // Trusted now: /trust says so, and that a new chat loads it, instead of how to trust it.
+    await term.sendText("/trust");
+    await term.sendKeys("Enter");
+    const trusted = await term.waitFor(
+      "trusted: it loads when a chat starts (leave and run `ion chat -c`)",
+      10_000,
+    );
+    const last = trusted.slice(trusted.lastIndexOf("> /trust\n"));
+    expect(last).toContain(`${p.root}: trusted since `);
+    expect(last).not.toContain("/trust yes trusts it");
     await term.sendKeys("C-d");
     expect(await term.waitForExit(10_000)).toBe(0);
     expect(existsSync(storeFile(box))).toBe(true);
