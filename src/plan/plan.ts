@@ -44,10 +44,11 @@ export function planChecklist(items: readonly PlanItem[]): string[] {
  * undefined when the input is not a list of items (the model sent something else).
  */
 export function planCallSummary(input: Record<string, unknown>): string | undefined {
-  if (!Array.isArray(input.items)) return undefined;
+  const items: unknown = input.items;
+  if (!Array.isArray(items)) return undefined;
   const count = (status: PlanStatus) =>
-    input.items.filter((item: unknown) => (item as { status?: unknown } | null)?.status === status).length;
-  const total = input.items.length;
+    items.filter((item: unknown) => (item as { status?: unknown } | null)?.status === status).length;
+  const total = items.length;
   const parts = [total === 1 ? "1 item" : `${total} items`];
   const completed = count("completed");
   const active = count("in_progress");
