@@ -1,6 +1,7 @@
 import { type ArgsDef, defineCommand } from "citty";
 import type { Diagnostic } from "../context/diagnostics.ts";
 import type { CustomAgent } from "../subagents/custom-agents.ts";
+import type { SubagentType } from "../tools/task.ts";
 import {
   clipLine,
   fileListingOutput,
@@ -74,6 +75,19 @@ const toolsText = (agent: CustomAgent) => {
 };
 const modelText = (agent: CustomAgent) => agent.model ?? "inherit";
 
+/** A built-in type as `show` prints it: what it is for, its tools and its model. */
+async function builtinLines(name: SubagentType): Promise<string[]> {
+  const { BUILTIN_TYPES, READ_TOOLS } = await import("../subagents/builtin-types.ts");
+  const { role, tools } = BUILTIN_TYPES[name];
+  return [
+    `name: ${name}`,
+    `description: ${role}`,
+    "source: built-in",
+    `tools: ${tools === "all" ? "all (the parent's, without task)" : [...READ_TOOLS, ...tools].join(", ")}`,
+    `model: ${name === "explorer" ? "subagents.fast_model when set, else inherit" : "inherit"}`,
+  ];
+}
+
 const list = defineCommand({
   meta: { name: "list", description: "Custom agents with their source, tools and model (the default)" },
   args: listArgs,
@@ -115,7 +129,10 @@ const list = defineCommand({
 });
 
 const show = defineCommand({
-  meta: { name: "show", description: "Print a custom agent's settings and instructions" },
+  meta: {
+    name: "show",
+    description: "Print a custom agent's settings and instructions, or what a built-in type is",
+  },
   args: showArgs,
   async run({ rawArgs }) {
     const args = parseStrict("agents show", rawArgs, showArgs, 1);
@@ -123,10 +140,14 @@ const show = defineCommand({
     const { IonError } = await import("../errors.ts");
     if (typeof args.name !== "string" || args.name === "")
       throw new IonError("usage", "ion agents show needs an agent name", { hint: "`ion agents` lists them" });
-    const { items, diagnostics } = await load(args.cwd);
+    const { items, diagnostics, builtin } = await load(args.cwd);
     const agent = items.find((item) => item.name === args.name);
     // A file that failed to load is the likeliest reason a name is missing: show its problems.
     reportDiagnostics(stderr, diagnostics, safe);
+    if (builtin.includes(args.name)) {
+      stdout.write(`${(await builtinLines(args.name as SubagentType)).join("\n")}\n`);
+      return;
+    }
     if (!agent)
       throw new IonError("usage", `no custom agent named ${safe(args.name)}`, {
         hint: "`ion agents` lists them",

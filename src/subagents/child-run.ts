@@ -3,6 +3,7 @@ import type { Message, UserMessage } from "../providers/types.ts";
 import { currentTools } from "../tools/registry.ts";
 import type { SubagentType, TaskRequest } from "../tools/task.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
+import { BUILTIN_TYPES, builtinAllows } from "./builtin-types.ts";
 import type { CustomAgent } from "./custom-agents.ts";
 import type { ChildTranscript } from "./transcript.ts";
 
@@ -13,18 +14,9 @@ import type { ChildTranscript } from "./transcript.ts";
  * its spending is reported to the parent's run, and the parent's abort signal stops it.
  */
 
-/** The tools a file reader needs: what explorer and designer get, and reviewer besides `bash`. */
-const READ_TOOLS = new Set(["read_file", "list_files", "glob", "grep"]);
-
 /** The parent's tools a child of `type` may use; never `task` (a child cannot start children). */
 export function childTools(type: SubagentType, parentTools: readonly AgentTool[]): AgentTool[] {
-  const offered = parentTools.filter((tool) => tool.spec.name !== "task");
-  if (type === "general") return offered;
-  const allowed = (name: string) =>
-    READ_TOOLS.has(name) ||
-    (type === "reviewer" && name === "bash") ||
-    (type === "researcher" && name === "web_fetch");
-  return offered.filter((tool) => allowed(tool.spec.name));
+  return parentTools.filter((tool) => builtinAllows(type, tool.spec.name));
 }
 
 /**
@@ -57,16 +49,10 @@ export function childModel(wanted: string | undefined, providerId: string, paren
   return wanted.slice(0, slash) === providerId ? wanted.slice(slash + 1) : parentModel;
 }
 
-const ROLES: Record<SubagentType, string> = {
-  explorer: "find and read what the task asks about; you cannot change files",
-  designer: "work out a plan for the task; you cannot change files",
-  reviewer: "review, build, test and analyse as the task asks; do not edit files",
-  researcher: "look up what the task asks about, in the files and on the web; you cannot change files",
-  general: "carry out the task",
-};
-
 function childSystem(parentSystem: string, type: string, custom?: CustomAgent): string {
-  const role = custom ? "carry out the task as your instructions below say" : ROLES[type as SubagentType];
+  const role = custom
+    ? "carry out the task as your instructions below say"
+    : BUILTIN_TYPES[type as SubagentType].role;
   const instructions = custom?.prompt ? `\n\n${custom.prompt}` : "";
   return `${parentSystem}\n\nYou are a subagent (${type}) started by another agent: ${role}. Your final message is all it sees of your work: make it a complete, concise answer.${instructions}`;
 }

@@ -36,7 +36,7 @@ describe("ion agents", () => {
     );
   });
 
-  test("--json and show NAME; show of an unknown name fails", async () => {
+  test("--json and show NAME; show of a built-in type says what it is; show of an unknown name fails", async () => {
     using box = sandbox();
     const listed = await box.run(["agents", "--json"]);
     expect(listed.code).toBe(0);
@@ -48,6 +48,20 @@ describe("ion agents", () => {
     const shown = await box.run(["agents", "show", "code-reviewer"]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain("tools: read_file, grep, bash\nmodel: sonnet\n\nYou review code.\n");
+    const builtin = await box.run(["agents", "show", "explorer"]);
+    expect(builtin.code).toBe(0);
+    expect(builtin.stdout).toBe(
+      [
+        "name: explorer",
+        "description: find and read what the task asks about; you cannot change files",
+        "source: built-in",
+        "tools: read_file, list_files, glob, grep",
+        "model: subagents.fast_model when set, else inherit",
+        "",
+      ].join("\n"),
+    );
+    const reviewer = await box.run(["agents", "show", "reviewer"]);
+    expect(reviewer.stdout).toContain("tools: read_file, list_files, glob, grep, bash\nmodel: inherit\n");
     const missing = await box.run(["agents", "show", "nobody"]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("no custom agent named nobody");
