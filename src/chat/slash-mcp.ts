@@ -1,3 +1,5 @@
+import { relative } from "node:path";
+import type { ProjectTrust } from "../agent/session-options.ts";
 import { counted, formatTokens } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
@@ -14,9 +16,14 @@ export const mcpCommand: SlashCommand<ChatContext> = {
   async run(_args, context) {
     const { session, style } = context;
     const overview = await session.mcpServers();
+    const skipped = skippedLine(session.projectTrust);
     if (overview === undefined || overview.servers.length === 0) {
       context.print(
-        style.dim("no MCP servers in this chat (`ion mcp add` adds one; `ion mcp list` shows every source)"),
+        style.dim(
+          skipped
+            ? `no MCP servers in this chat: ${skipped}`
+            : "no MCP servers in this chat (`ion mcp add` adds one; `ion mcp list` shows every source)",
+        ),
       );
       return;
     }
@@ -36,5 +43,21 @@ export const mcpCommand: SlashCommand<ChatContext> = {
           `${counted(offered.deferred, "tool")} found through mcp_search, not listed: ~${formatTokens(offered.tokensSaved)} tokens saved per request`,
         ),
       );
+    if (skipped) context.print(style.dim(skipped));
   },
 };
+
+/**
+ * The project's own MCP servers this chat skipped because the project is not trusted, and how to
+ * trust it: without it an untrusted project's servers would look as if they did not exist.
+ */
+function skippedLine(trust: ProjectTrust | undefined): string | undefined {
+  if (!trust || trust.trusted) return undefined;
+  const servers = trust.project.items.filter((item) => item.kind === "mcp-server");
+  if (servers.length === 0) return undefined;
+  const named = servers.map((item) => `${item.label} (${relative(trust.project.root, item.file)})`);
+  const was = servers.length === 1 ? "was" : "were";
+  return safeForTerminal(
+    `the project's ${named.join(", ")} ${was} skipped: the project is not trusted (/trust shows what ${servers.length === 1 ? "it runs" : "they run"}; /trust yes trusts it from the next chat on)`,
+  );
+}

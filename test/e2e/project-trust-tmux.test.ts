@@ -129,6 +129,12 @@ describe.skipIf(!HAS_TMUX)("the trust question on a terminal", () => {
     await term.waitFor("not trusted: all of the above is skipped for this run", 10_000);
     await term.waitFor(/new session · openai\/gpt-4o-mini/, 10_000);
     await term.waitFor((screen) => screen.trimEnd().endsWith(">"), 10_000);
+    // /mcp names the project's server it skipped, rather than saying there are none.
+    await term.sendText("/mcp");
+    await term.sendKeys("Enter");
+    const skipped = `no MCP servers in this chat: the project's MCP server "files" (.mcp.json) was skipped: the project is not trusted (/trust shows what it runs; /trust yes trusts it from the next chat on)`;
+    // The line is wider than the terminal: compare it unwrapped.
+    await term.waitFor((screen) => screen.replaceAll("\n", "").includes(skipped), 10_000);
     await term.sendText("/trust");
     await term.sendKeys("Enter");
     const screen = await term.waitFor("/trust yes trusts it", 10_000);
