@@ -58,7 +58,8 @@ function childSystem(parentSystem: string, type: string, custom?: CustomAgent): 
 }
 
 export interface ChildRun {
-  request: TaskRequest;
+  /** The call, its type resolved (a resumed child's saved type, else the call's, else explorer). */
+  request: TaskRequest & { subagent_type: string };
   /** The custom agent `request.subagent_type` names; undefined for a built-in type. */
   custom?: CustomAgent | undefined;
   /** Config `subagents.fast_model`: the explorer's model when set. */

@@ -33,8 +33,8 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
   private fastModel: string | undefined;
   /** The custom agents, read on the first `task` call of a session. */
   private customAgents: Promise<CustomAgent[]> | undefined;
-  /** Children run in this session, by task id: their latest conversation. */
-  private readonly children = new Map<string, Message[]>();
+  /** Children run in this session, by task id: their type and latest conversation. */
+  private readonly children = new Map<string, { type: string; messages: Message[] }>();
   /** Made on the first `task` call: nothing of subagents loads before the model asks for one. */
   private slots: Promise<Slots> | undefined;
 
@@ -54,19 +54,27 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
   }
 
   async run(request: TaskRequest, ctx: ToolContext): Promise<ToolOutcome> {
-    // Loaded already: the task tool's module, imported on its first call (it brings zod).
-    const { SUBAGENT_TYPES } = await import("../tools/task.ts");
-    const builtin = (SUBAGENT_TYPES as readonly string[]).includes(request.subagent_type);
-    const custom = builtin ? undefined : await this.customAgent(request.subagent_type);
-    if (!builtin && !custom)
-      return { content: await this.unknownType(request.subagent_type, SUBAGENT_TYPES), is_error: true };
     let history: Message[] = [];
+    let savedType: string | undefined;
     if (request.resume !== undefined) {
       const found = await this.transcript(request.resume);
       if ("error" in found)
         return { content: `task: ${found.error}; start a new one without resume`, is_error: true };
       history = found.messages;
+      savedType = found.type;
     }
+    // A resumed child keeps its type (its instructions and tools): naming another is a mistake to report.
+    if (savedType !== undefined && request.subagent_type !== undefined && request.subagent_type !== savedType)
+      return {
+        content: `task: subagent ${request.resume} is a ${savedType}, not a ${request.subagent_type}; resume it without subagent_type, or start a new ${request.subagent_type} without resume`,
+        is_error: true,
+      };
+    const type = savedType ?? request.subagent_type ?? "explorer";
+    // Loaded already: the task tool's module, imported on its first call (it brings zod).
+    const { SUBAGENT_TYPES } = await import("../tools/task.ts");
+    const builtin = (SUBAGENT_TYPES as readonly string[]).includes(type);
+    const custom = builtin ? undefined : await this.customAgent(type);
+    if (!builtin && !custom) return { content: await this.unknownType(type, SUBAGENT_TYPES), is_error: true };
     const { runChild } = await import("./child-run.ts");
     // Set before any await: the calls of one step arrive together and must share one limit.
     this.slots ??= import("./slots.ts").then(({ Slots }) => new Slots(MAX_PARALLEL_CHILDREN));
@@ -74,14 +82,14 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
     if (!release) return { content: "task: cancelled before the subagent started", is_error: true };
     try {
       return await runChild({
-        request,
+        request: { ...request, subagent_type: type },
         custom,
         fastModel: this.fastModel,
         history,
         maxTurns: this.maxTurns,
         ctx,
         save: async (transcript: ChildTranscript) => {
-          this.children.set(ctx.callId, transcript.messages);
+          this.children.set(ctx.callId, { type: transcript.type, messages: transcript.messages });
           await this.save?.(SUBAGENTS_EXTENSION, transcript, ctx.callId);
         },
       });
@@ -110,15 +118,15 @@ export class SessionSubagents implements SessionExtension, TaskRunner {
    * A child's conversation by its task id: run in this process, else saved in the resumed session
    * (checked: a damaged save is an error the model can act on, not a request no provider accepts).
    */
-  private async transcript(id: string): Promise<{ messages: Message[] } | { error: string }> {
+  private async transcript(id: string): Promise<{ type: string; messages: Message[] } | { error: string }> {
     const known = this.children.get(id);
-    if (known) return { messages: known };
+    if (known) return known;
     const saved = this.latest?.(SUBAGENTS_EXTENSION, id);
     if (saved === undefined) return { error: `no subagent with id ${id} in this session` };
     const { childTranscriptOf } = await import("./transcript.ts");
     const child = childTranscriptOf(saved);
     if (!child)
       return { error: `the saved conversation of subagent ${id} cannot be read (a damaged session file)` };
-    return { messages: child.messages };
+    return { type: child.type, messages: child.messages };
   }
 }

@@ -10,8 +10,11 @@ export type SubagentType = (typeof SUBAGENT_TYPES)[number];
 export interface TaskRequest {
   description: string;
   prompt: string;
-  /** A built-in type (SUBAGENT_TYPES) or a custom agent's name (subagents/custom-agents.ts). */
-  subagent_type: string;
+  /**
+   * A built-in type (SUBAGENT_TYPES) or a custom agent's name (subagents/custom-agents.ts); none: a
+   * resumed child's saved type, else explorer.
+   */
+  subagent_type?: string | undefined;
   /** The id a previous `task` result named: continue that child's conversation. */
   resume?: string | undefined;
 }
@@ -37,7 +40,7 @@ export function taskTool(runner: TaskRunner): AgentTool {
       "  look things up on the web), general (your own tools).",
       "  The user may define custom agents; a type that does not exist gets the list of all types.",
       "- prompt: everything the subagent needs to know; it does not see your conversation.",
-      "- resume: the task id a previous result named, to continue that subagent's conversation.",
+      "- resume: the task id a previous result named, to continue that subagent's conversation (it keeps its type).",
     ].join("\n"),
     schema: z.object({
       description: z.string().trim().min(1).max(200).describe("A few words naming the task"),
@@ -52,7 +55,7 @@ export function taskTool(runner: TaskRunner): AgentTool {
     }),
     readOnly: true,
     async execute(input, ctx) {
-      return runner.run({ ...input, subagent_type: input.subagent_type ?? "explorer" }, ctx);
+      return runner.run(input, ctx);
     },
   });
 }

@@ -181,6 +181,47 @@ describe("task with custom agents and subagents config", () => {
     expect(toolResultText(2)).toContain("LGTM");
   });
 
+  test("resume keeps a custom child's type (instructions and tools); naming another type is an error", async () => {
+    const box = sandbox();
+    writeWithDirs(join(box.work, ".claude", "agents", "code-reviewer.md"), CODE_REVIEWER);
+    const session = await AgentSession.open(options(box));
+    enqueueTask({ subagent_type: "code-reviewer" });
+    server.enqueueReply("openai", { text: "LGTM" });
+    server.enqueueReply("openai", {
+      toolCalls: [
+        {
+          id: "call_more",
+          name: "task",
+          input: { description: "more", prompt: "Anything else?", resume: "call_task" },
+        },
+        {
+          id: "call_wrong",
+          name: "task",
+          input: { description: "x", prompt: "y", resume: "call_task", subagent_type: "general" },
+        },
+      ],
+    });
+    server.enqueueReply("openai", { text: "Nothing else." });
+    server.enqueueReply("openai", { text: "Done." });
+    await collectEvents(session.turn(userBlocks("review"), new AbortController().signal));
+    await session.close();
+
+    // Parent, child, parent, resumed child, parent: the wrong-type call made no request.
+    expect(server.requests).toHaveLength(5);
+    expect(toolNames(3).sort()).toEqual(["bash", "glob", "grep", "read_file"]);
+    const system = JSON.stringify(bodyOf(3).messages[0]);
+    expect(system).toContain("You are a subagent (code-reviewer)");
+    expect(system).toContain("You are a senior code reviewer");
+    expect(JSON.stringify(bodyOf(3).messages)).toContain("LGTM");
+    const results = bodyOf(4)
+      .messages.filter((m) => m.role === "tool")
+      .map((m) => String(m.content));
+    expect(results.at(-2)).toContain("task id: call_more");
+    expect(results.at(-1)).toBe(
+      "task: subagent call_task is a code-reviewer, not a general; resume it without subagent_type, or start a new general without resume",
+    );
+  });
+
   test("an unknown type: the result lists the built-in and custom types; no child request", async () => {
     const box = sandbox();
     writeWithDirs(
