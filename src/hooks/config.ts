@@ -5,6 +5,7 @@
  */
 
 import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
+import { messageOf } from "../util/error-text.ts";
 
 const HOOK_EVENTS = [
   "PreToolUse",
@@ -47,9 +48,9 @@ function compileMatcher(matcher: unknown, warn: (line: string) => void): RegExp 
   try {
     return new RegExp(`^(?:${matcher})$`);
   } catch (err) {
-    warn(
-      `hook matcher ${JSON.stringify(matcher)} is not a valid regex (${String(err)}); its hooks never run`,
-    );
+    // "SyntaxError: Invalid regular expression: missing )" says the same thing three times.
+    const why = messageOf(err).replace(/^Invalid regular expression: /, "");
+    warn(`hook matcher ${JSON.stringify(matcher)} is not a valid regex: ${why}; its hooks never run`);
     return null;
   }
 }
@@ -81,7 +82,11 @@ export function parseHooks(
       }
       for (const group of Array.isArray(groups) ? groups : [groups]) {
         if (!isPlainObject(group) || !Array.isArray(group.hooks)) {
-          warn(`hooks.${event}: an entry without a "hooks" list is skipped`);
+          warn(
+            Array.isArray(groups)
+              ? `hooks.${event}: an entry without a "hooks" list is skipped`
+              : `hooks.${event} is not a list of entries; skipped`,
+          );
           continue;
         }
         const matcher = compileMatcher(group.matcher, warn);
