@@ -61,9 +61,26 @@ const RemoteEntry = z.object({
   headers: StringRecord.default({}),
 });
 
-function describeIssues(error: z.ZodError): string {
+const KIND_NAMES: Record<string, string> = { string: "a string", array: "a list", record: "an object" };
+
+/** One clause per problem in the words of the entry (`"args" must be a list`), not the validator's. */
+function describeIssues(error: z.ZodError, kind: "stdio" | "remote"): string {
   return error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "entry"}: ${issue.message}`)
+    .map((issue) => {
+      const field = issue.path.length > 0 ? `"${issue.path.join(".")}"` : "the entry";
+      if (
+        issue.code === "invalid_type" &&
+        issue.path.length === 1 &&
+        issue.message.endsWith("received undefined")
+      )
+        return kind === "stdio" && issue.path[0] === "command"
+          ? 'has no "command" (a stdio server) or "url" (a remote one)'
+          : `has no ${field}`;
+      if (issue.code === "invalid_type")
+        return `${field} must be ${KIND_NAMES[issue.expected] ?? issue.expected}`;
+      if (issue.code === "too_small" && issue.origin === "string") return `${field} is empty`;
+      return `${field}: ${issue.message}`;
+    })
     .join("; ");
 }
 
@@ -125,7 +142,7 @@ export function parseMcpServers(
     if (kind === "stdio") {
       const parsed = StdioEntry.safeParse(entry);
       if (!parsed.success) {
-        warnings.push(`${label}: ${describeIssues(parsed.error)}; skipped`);
+        warnings.push(`${label}: ${describeIssues(parsed.error, kind)}; skipped`);
         continue;
       }
       const { command, args, env: serverEnv, cwd } = parsed.data;
@@ -140,7 +157,7 @@ export function parseMcpServers(
     } else {
       const parsed = RemoteEntry.safeParse(entry);
       if (!parsed.success) {
-        warnings.push(`${label}: ${describeIssues(parsed.error)}; skipped`);
+        warnings.push(`${label}: ${describeIssues(parsed.error, kind)}; skipped`);
         continue;
       }
       const { type, url, headers } = parsed.data;

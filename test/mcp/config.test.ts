@@ -85,6 +85,17 @@ describe("parseMcpServers", () => {
       expect(warning).not.toContain("\n");
     }
     expect(warnings.find((w) => w.includes('"noCommand"'))).toContain("command");
+    // The entry's own words, never the validator's ("Invalid input: expected string, received undefined").
+    expect(warnings.find((w) => w.includes('"noCommand"'))).toBe(
+      'MCP server "noCommand" (config): has no "command" (a stdio server) or "url" (a remote one); skipped',
+    );
+    expect(warnings.find((w) => w.includes('"badArgs"'))).toBe(
+      'MCP server "badArgs" (config): "args" must be a list; skipped',
+    );
+    expect(warnings.find((w) => w.includes('"numericEnv"'))).toBe(
+      'MCP server "numericEnv" (config): "env.PORT" must be a string; skipped',
+    );
+    for (const warning of warnings) expect(warning).not.toMatch(/Invalid input|received|Too small/);
     expect(warnings.find((w) => w.includes('"websocket"'))).toContain('unsupported type "ws"');
     expect(warnings.find((w) => w.includes('"untypedUrl"'))).toContain('add "type": "http"');
     expect(warnings.find((w) => w.includes('"ftp"'))).toContain("url must be http(s)");

@@ -145,7 +145,7 @@ describe("mcpSettingProblem", () => {
     const current = { mcpServers: { a: { command: "x" }, old: { url: "no type" } } };
     expect(mcpSettingProblem(current, ["mcpServers", "a", "args"], ["--flag"], file)).toBe(undefined);
     expect(mcpSettingProblem(current, ["mcpServers", "a", "command"], "", file)).toBe(
-      `MCP server "a" (${file}): command: Too small: expected string to have >=1 characters`,
+      `MCP server "a" (${file}): "command" is empty`,
     );
   });
 });
