@@ -66,6 +66,13 @@ async function readCapped(response: Response): Promise<{ bytes: Uint8Array; cut:
   return { bytes: Buffer.concat(chunks), cut };
 }
 
+/** Bun's reason without its advice to its own callers ("pass `verbose: true` … to fetch()"), which means nothing to a user. */
+function fetchErrorText(err: unknown): string {
+  return messageOf(err)
+    .replace(/\s*For more information, pass `verbose: true` in the second argument to fetch\(\)\.?/, "")
+    .trim();
+}
+
 const TEXT_TYPES = /^(text\/|application\/(json|ld\+json|xml|xhtml\+xml|javascript)|[^;]*\+(json|xml))/;
 
 function toMarkdown(html: string): string {
@@ -101,7 +108,7 @@ export const webFetchTool = defineTool({
       if (ctx.signal.aborted) return new ToolInputError(`web_fetch of ${url} was cancelled`);
       if (timeout.aborted)
         return new ToolInputError(`web_fetch of ${url} timed out after ${FETCH_TIMEOUT_MS / 1000} s`);
-      return new ToolInputError(`could not fetch ${url}: ${messageOf(err)}`);
+      return new ToolInputError(`could not fetch ${url}: ${fetchErrorText(err)}`);
     };
     let fetched: { response: Response; url: URL };
     try {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type AddressInfo, createServer } from "node:net";
 import { MAX_FETCH_BYTES, MAX_FETCH_CHARS, webFetchTool } from "../../src/tools/web-fetch.ts";
 import { useToolWorkspace } from "../support/tool-workspace.ts";
 
@@ -183,6 +184,21 @@ describe("web_fetch", () => {
     const out = await pending;
     expect(out.is_error).toBe(true);
     expect(out.content).toBe(`web_fetch of ${base}/stall-body was cancelled`);
+  });
+
+  test("a connection the server drops says so, without Bun's advice to pass `verbose: true` to fetch()", async () => {
+    const dropper = createServer((socket) => socket.once("data", () => socket.destroy()));
+    await new Promise<void>((resolve) => dropper.listen(0, "127.0.0.1", resolve));
+    const { port } = dropper.address() as AddressInfo;
+    try {
+      const out = await fetchUrl(`http://127.0.0.1:${port}/`);
+      expect(out.is_error).toBe(true);
+      expect(out.content).toStartWith(`could not fetch http://127.0.0.1:${port}/: ECONNRESET`);
+      expect(out.content).not.toContain("verbose");
+      expect(out.content).not.toContain("fetch()");
+    } finally {
+      dropper.close();
+    }
   });
 
   test("a closed port is an error result, not a crash", async () => {
