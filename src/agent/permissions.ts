@@ -106,9 +106,7 @@ export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallReques
   const why =
     mode === "read"
       ? "the permission mode is read, so only read-only tools may run"
-      : call.name === "web_fetch"
-        ? "network tools need the user's approval, and it was not given"
-        : "write and execute tools need the user's approval, and it was not given";
+      : "write and execute tools need the user's approval, and it was not given";
   return {
     allow: false,
     reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,

@@ -13,19 +13,30 @@ export interface ApprovalPrompt {
 
 /**
  * The question for a call, with what the call would do exactly: its main argument (the command, the
- * path) or else its whole input, never cut, with control characters written out (`\x1b`, `\r`) so
- * that nothing in it can rewrite or hide the question. Long lines are left to the terminal to wrap;
- * several lines (a multi-line command) are shown whole before the question, which points to them.
+ * path) or else its whole input, never cut (an MCP tool's whole input always, one key a line, where
+ * only a string past SHOWN_STRING characters is cut, with a count), with control characters written
+ * out (`\x1b`, `\r`) so that nothing in it can rewrite or hide the question. Long lines are left to
+ * the terminal to wrap; several lines (a multi-line command) are shown whole before the question,
+ * which points to them.
  */
 export function approvalQuestion(
   name: string,
   input: Record<string, unknown>,
   show?: (preview: string) => void,
 ): string {
-  const main = mainArgument(input);
+  // An MCP tool's input means what its server makes of it: a path alone would hide the content
+  // written to it, so its whole input is shown, one key a line.
+  const mcp = name.startsWith("mcp__");
+  const main = mcp ? undefined : mainArgument(input);
   const domain = approvalDomain(name, input);
   const tool = escapeControls(domain ? `${name} (domain ${domain})` : name).replaceAll("\n", "\\n");
-  const what = escapeControls(typeof main === "string" ? main : JSON.stringify(input));
+  const what = escapeControls(
+    typeof main === "string"
+      ? main
+      : mcp
+        ? JSON.stringify(cutLongStrings(input), null, 2)
+        : JSON.stringify(input),
+  );
   const choices = domain
     ? `? [y]es / [n]o / [a]lways for ${escapeControls(domain)} `
     : "? [y]es / [n]o / [a]lways ";
@@ -34,6 +45,21 @@ export function approvalQuestion(
   if (!show) return `Allow ${tool}: ${what.replaceAll("\n", "\\n")}${choices}`;
   show(what);
   return `Allow ${tool} (the ${lines} lines above)${choices}`;
+}
+
+/** The longest string value of an MCP tool's input shown whole; past it, the rest is counted. */
+const SHOWN_STRING = 2000;
+
+/** `input` with each string past SHOWN_STRING characters cut there, saying how many were left out. */
+function cutLongStrings(value: unknown): unknown {
+  if (typeof value === "string")
+    return value.length <= SHOWN_STRING
+      ? value
+      : `${value.slice(0, SHOWN_STRING)}… (${value.length - SHOWN_STRING} more characters not shown)`;
+  if (Array.isArray(value)) return value.map(cutLongStrings);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutLongStrings(item)]));
+  return value;
 }
 
 /** Tools approved per domain rather than per tool: their URL's host. */

@@ -77,3 +77,25 @@ describe("the approval question never lies", () => {
     );
   });
 });
+
+describe("an MCP tool's approval shows its whole input", () => {
+  test("every key, one a line before the question, not only the path", () => {
+    const shown: string[] = [];
+    const input = { path: "/w/x.txt", content: "line 1\nrm -rf ~ \x1b[2K" };
+    expect(approvalQuestion("mcp__files__write_file", input, (text) => shown.push(text))).toBe(
+      "Allow mcp__files__write_file (the 4 lines above)? [y]es / [n]o / [a]lways ",
+    );
+    expect(shown).toEqual(['{\n  "path": "/w/x.txt",\n  "content": "line 1\\nrm -rf ~ \\u001b[2K"\n}']);
+  });
+
+  test("a long string value is cut, saying how much was left out", () => {
+    const shown: string[] = [];
+    approvalQuestion(
+      "mcp__files__write_file",
+      { path: "a", content: `${"x".repeat(2000)}TAIL${"y".repeat(996)}` },
+      (text) => shown.push(text),
+    );
+    expect(shown[0]).toContain(`"content": "${"x".repeat(2000)}… (1000 more characters not shown)"`);
+    expect(shown[0]).not.toContain("TAIL");
+  });
+});
