@@ -106,7 +106,9 @@ export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallReques
   const why =
     mode === "read"
       ? "the permission mode is read, so only read-only tools may run"
-      : "write and execute tools need the user's approval, and it was not given";
+      : call.name === "web_fetch"
+        ? "network tools need the user's approval, and it was not given"
+        : "write and execute tools need the user's approval, and it was not given";
   return {
     allow: false,
     reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,

@@ -6,7 +6,7 @@ import { CallEvents } from "./call-events.ts";
 import { ChildSpending } from "./child-usage.ts";
 import type { AgentEvent, PermissionDenial } from "./events.ts";
 import type { AgentDeps, AgentInput } from "./loop.ts";
-import { authorizeCall } from "./permissions.ts";
+import { type ApprovalPolicy, authorizeCall, type CallReviewer } from "./permissions.ts";
 
 type Decision =
   | { run: true; tool: AgentTool; input: Record<string, unknown> }
@@ -17,6 +17,24 @@ const NOT_RUN: ToolOutcome = { content: "not run: the run was interrupted", is_e
 /** The tool a call names: one offered now, else one callable by name only (a deferred MCP tool). */
 function toolFor(name: string, tools: readonly AgentTool[], input: AgentInput): AgentTool | undefined {
   return tools.find((t) => t.spec.name === name) ?? input.callable?.(name);
+}
+
+/**
+ * The policy with each reviewer's denial noted: a call a hook blocked is shown as blocked by it, not
+ * as refused by the permission mode or the user.
+ */
+function noticingRefusals(policy: ApprovalPolicy): { policy: ApprovalPolicy; refusedBy: { name?: string } } {
+  const refusedBy: { name?: string } = {};
+  if (!policy.reviewers?.length) return { policy, refusedBy };
+  const reviewers: CallReviewer[] = policy.reviewers.map((reviewer) => ({
+    name: reviewer.name,
+    review: async (call) => {
+      const said = await reviewer.review(call);
+      if (said?.decision === "deny") refusedBy.name = reviewer.name;
+      return said;
+    },
+  }));
+  return { policy: { ...policy, reviewers }, refusedBy };
 }
 
 async function decide(
@@ -44,7 +62,8 @@ async function decide(
     };
   }
   // Every call is decided by the one approval function; without a policy, by the mode alone.
-  const verdict = await authorizeCall(deps.approval ?? { mode: () => input.permissionMode }, {
+  const { policy, refusedBy } = noticingRefusals(deps.approval ?? { mode: () => input.permissionMode });
+  const verdict = await authorizeCall(policy, {
     id: call.id,
     name: call.name,
     input: call.input,
@@ -54,7 +73,11 @@ async function decide(
   return {
     run: false,
     denied: true,
-    outcome: { content: verdict.reason, is_error: true, metadata: { denied: true } },
+    outcome: {
+      content: verdict.reason,
+      is_error: true,
+      metadata: refusedBy.name === undefined ? { denied: true } : { denied: true, deniedBy: refusedBy.name },
+    },
   };
 }
 

@@ -63,8 +63,10 @@ export interface ToolMetadata {
   exitCode?: number | null;
   /** Why a command was stopped before it ended by itself: its time limit or the user. */
   stopped?: { reason: "timeout"; after_ms: number } | { reason: "cancel" };
-  /** The call was not run: the permission mode or the user refused it. */
+  /** The call was not run: the permission mode, the user or an extension refused it. */
   denied?: boolean;
+  /** The extension whose review refused the call (`hooks`: a PreToolUse hook); absent: the mode or the user. */
+  deniedBy?: string;
 }
 
 export interface ToolOutcome {

@@ -60,7 +60,7 @@ function formatLimit(ms: number): string {
 
 /**
  * `0.8s`, `Read 12 lines · 0.8s` (a title), `exit 1 · 0.3s`, `killed · 0.3s`, `timed out after 120 s`,
- * `denied`, or an error's first line.
+ * `denied`, `blocked by hook`, or an error's first line.
  */
 function outcomeDetail(event: ToolEnd): string {
   const seconds = `${(event.duration_ms / 1000).toFixed(1)}s`;
@@ -70,13 +70,19 @@ function outcomeDetail(event: ToolEnd): string {
     return title ? `${title} · ${seconds}` : seconds;
   }
   // What the model is told (why, and what to do instead) is for the model; the user made the call.
-  if (metadata?.denied) return "denied";
+  if (metadata?.denied)
+    return metadata.deniedBy === undefined ? "denied" : `blocked by ${deniedName(metadata.deniedBy)}`;
   const stopped = metadata?.stopped;
   if (stopped?.reason === "timeout") return `timed out after ${formatLimit(stopped.after_ms)}`;
   const exitCode = metadata?.exitCode;
   if (exitCode === null) return `killed · ${seconds}`;
   if (exitCode !== undefined) return `exit ${exitCode} · ${seconds}`;
   return (safeForTerminal(event.content).split("\n")[0] ?? "").trim() || seconds;
+}
+
+/** Who refused a call, for its result line: a PreToolUse hook is "hook". */
+function deniedName(extension: string): string {
+  return extension === "hooks" ? "hook" : safeForTerminal(extension);
 }
 
 interface Running {

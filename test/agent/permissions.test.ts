@@ -58,6 +58,15 @@ describe("authorizeCall", () => {
     const first = await authorizeCall(policy, call);
     expect(first.allow).toBe(false);
     if (!first.allow) expect(first.reason).toContain("need the user's approval");
+    // A network tool is not called a write or execute tool.
+    const fetch = await authorizeCall(policy, {
+      ...call,
+      name: "web_fetch",
+      input: { url: "https://a.test/" },
+    });
+    if (fetch.allow) throw new Error("web_fetch ran without approval");
+    expect(fetch.reason).toContain("web_fetch was not run: network tools need the user's approval");
+    expect(first.reason).toContain("write and execute tools need the user's approval");
     mode = "auto";
     expect(await authorizeCall(policy, call)).toEqual({ allow: true });
   });

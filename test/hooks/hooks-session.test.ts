@@ -86,11 +86,14 @@ if [[ "$cmd" == *touch* ]]; then echo "Blocked: no touching ($cmd)" >&2; exit 2;
       toolCalls: [{ id: "call_1", name: "bash", input: { command: "touch marker" } }],
     });
     server.enqueueReply("openai", { text: "ok" });
-    await collectEvents(session.turn(userBlocks("make a marker"), signal()));
+    const events = await collectEvents(session.turn(userBlocks("make a marker"), signal()));
     await session.close();
     expect(existsSync(join(box.cwd, "marker"))).toBe(false);
     const tool = bodyOf(1).messages.find((m) => m.role === "tool");
     expect(JSON.stringify(tool)).toContain("Blocked: no touching (touch marker)");
+    // Front ends tell a hook's block from a permission denial ("blocked by hook", not "denied").
+    const ended = events.find((event) => event.type === "tool_end");
+    expect(ended?.type === "tool_end" && ended.metadata).toEqual({ denied: true, deniedBy: "hooks" });
   });
 
   test("permissionDecision allow skips the question; updatedInput (file_path) is what runs; systemMessage is shown", async () => {

@@ -156,6 +156,17 @@ describe("ToolActivity", () => {
     expect(activity.start(start("d", "other", { items: [1] }))).toBe("● other  [1]");
   });
 
+  test("a call a hook blocked says so; one the mode or the user refused is denied", () => {
+    const activity = new ToolActivity(style);
+    activity.start(start("a", "bash", { command: "rm -rf x" }));
+    const blocked = end("a", "bash", { is_error: true, metadata: { denied: true, deniedBy: "hooks" } });
+    expect(activity.end(blocked, 80)).toBe("  ✗ blocked by hook");
+    activity.start(start("b", "bash", { command: "rm -rf y" }));
+    expect(activity.end(end("b", "bash", { is_error: true, metadata: { denied: true } }), 80)).toBe(
+      "  ✗ denied",
+    );
+  });
+
   test("a long argument is shortened and the line fits the terminal", () => {
     const activity = new ToolActivity(style);
     const long = `src/${"deep/".repeat(30)}file.ts`;
