@@ -214,14 +214,14 @@ export async function fileListingOutput() {
   return { stdout: fdWriter("stdout"), stderr: fdWriter("stderr"), terminal, safe: safeForTerminal };
 }
 
-/** Files that could not be used, one line each after the listing (`ion: skipped <path>: <why>`); never a failure. */
+/** Files that could not be used, one line each after the listing (`ion: warning: skipped <path>: <why>`); never a failure. */
 export function reportDiagnostics(
   stderr: { write(text: string): void },
   diagnostics: readonly Diagnostic[],
   safe: (text: string) => string,
 ): void {
   for (const d of diagnostics) {
-    const what = d.severity === "error" ? "skipped" : "warning:";
+    const what = d.severity === "error" ? "warning: skipped" : "warning:";
     stderr.write(`ion: ${what} ${safe(`${d.path}: ${d.message}`)}\n`);
   }
 }

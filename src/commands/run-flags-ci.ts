@@ -27,7 +27,8 @@ export function runToolFlags(
   if (allowed.length + disallowed.length > 0) {
     toolRules = parseToolRules(allowed, disallowed);
     // Claude Code's other tools (WebFetch, TodoWrite, mcp__…) have no ion counterpart: a ported script still runs.
-    for (const name of toolRules.unknown) notice(`ignoring tool ${name}: ion has no tool by that name`);
+    for (const name of toolRules.unknown)
+      notice(`warning: ignoring tool ${name}: ion has no tool by that name`);
   }
   const addDirs = (repeated["add-dir"] ?? []).map((dir) => {
     const absolute = resolve(dir);

@@ -32,7 +32,7 @@ describe("ion agents", () => {
     expect(row("scribe")).toMatch(/all except bash\s+inherit\s+Writes docs\.$/);
     expect(lines.at(-1)).toMatch(/^Built-in types: explorer, /);
     expect(stderr).toBe(
-      `ion: skipped ${join(box.configDir, "agents/broken.md")}: tools: expected a comma-separated string or a list of tool names\n`,
+      `ion: warning: skipped ${join(box.configDir, "agents/broken.md")}: tools: expected a comma-separated string or a list of tool names\n`,
     );
   });
 

@@ -144,7 +144,7 @@ describe("--disallowedTools / --allowedTools", () => {
       env,
     });
     expect(unknown.code).toBe(0);
-    expect(unknown.stderr).toBe("ion: ignoring tool NotebookEdit: ion has no tool by that name\n");
+    expect(unknown.stderr).toBe("ion: warning: ignoring tool NotebookEdit: ion has no tool by that name\n");
   });
 });
 

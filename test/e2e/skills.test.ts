@@ -45,7 +45,7 @@ describe("ion skills", () => {
       /~\/\.agents\/skills\/deploy\/SKILL\.md\s+no: needs ion-test-no-such-program \(not on PATH\)$/,
     );
     expect(stderr).toBe(
-      `ion: skipped ${join(box.configDir, "skills/broken/SKILL.md")}: name "other" does not match its folder "broken"\n`,
+      `ion: warning: skipped ${join(box.configDir, "skills/broken/SKILL.md")}: name "other" does not match its folder "broken"\n`,
     );
   });
 
