@@ -139,7 +139,9 @@ const show = defineCommand({
     const { stdout, stderr, safe } = await fileListingOutput();
     const { IonError } = await import("../errors.ts");
     if (typeof args.name !== "string" || args.name === "")
-      throw new IonError("usage", "ion agents show needs an agent name", { hint: "`ion agents` lists them" });
+      throw new IonError("usage", '"ion agents show" needs an agent name', {
+        hint: "`ion agents` lists them",
+      });
     const { items, diagnostics, builtin } = await load(args.cwd);
     const agent = items.find((item) => item.name === args.name);
     // A file that failed to load is the likeliest reason a name is missing: show its problems.

@@ -65,5 +65,9 @@ describe("ion agents", () => {
     const missing = await box.run(["agents", "show", "nobody"]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("no custom agent named nobody");
+    // The command is quoted as every other usage error quotes it.
+    const unnamed = await box.run(["agents", "show"]);
+    expect(unnamed.code).toBe(64);
+    expect(unnamed.stderr).toStartWith('ion: "ion agents show" needs an agent name\n');
   });
 });
