@@ -120,6 +120,9 @@ describe("trusting a project", () => {
   test("ion config trust, --list and --revoke: a round trip", async () => {
     using box = new Sandbox();
     const p = project(box);
+    // The same line before anything was ever trusted (no file yet) as after the last one is revoked.
+    const none = "no trusted projects (`ion config trust [DIR]` trusts one)\n";
+    expect((await box.run(["config", "trust", "--list"], { env: box.env(env) })).stderr).toBe(none);
     const trust = await box.run(["config", "trust"], { env: box.env(env) });
     expect(trust.code).toBe(0);
     expect(trust.stdout).toBe(
@@ -153,6 +156,7 @@ describe("trusting a project", () => {
     expect(trustLines(untrusted.stderr)).toHaveLength(1);
     const empty = await box.run(["config", "trust", "--list", "--json"], { env: box.env(env) });
     expect(JSON.parse(empty.stdout)).toEqual([]);
+    expect((await box.run(["config", "trust", "--list"], { env: box.env(env) })).stderr).toBe(none);
   });
 
   test("a changed .mcp.json makes the project untrusted again, and the line says it changed", async () => {
