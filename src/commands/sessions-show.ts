@@ -14,6 +14,7 @@ import {
   transcriptTotals,
 } from "../history/export.ts";
 import type { ContextMessageEntry, MessageEntry } from "../history/schema.ts";
+import { PLAN_EXTENSION, planChecklist, planFromData } from "../plan/plan.ts";
 import { imageLabel } from "../providers/image.ts";
 import { colorEnabled, createStyle, type Style } from "../ui/style.ts";
 import { writeFileAtomic } from "../util/atomic-write.ts";
@@ -159,6 +160,9 @@ export function renderTranscript(raw: Transcript, style: Style): string {
         const child = childTranscript(entry);
         if (!child) {
           out.push(rule(extensionStateLine(entry, entry.n)));
+          // The plan as the chat shows it; other extensions' data is in --json.
+          const plan = entry.extension === PLAN_EXTENSION ? planFromData(entry.data) : undefined;
+          if (plan) out.push(...(plan.length === 0 ? ["(plan cleared)"] : planChecklist(plan)));
           break;
         }
         out.push(

@@ -31,8 +31,8 @@ export interface TranscriptTotals {
 }
 
 export function transcriptTotals(t: Transcript): TranscriptTotals {
-  // As `ion sessions list` counts them: input includes cache reads and writes.
-  const { messages, input, output } = entryTotals(t.entries);
+  const { messages } = entryTotals(t.entries);
+  const { input, output } = spentTokens(t.entries);
   const last = t.entries.at(-1);
   return {
     messages,
@@ -40,6 +40,33 @@ export function transcriptTotals(t: Transcript): TranscriptTotals {
     output_tokens: output,
     updated_at: last?.at ?? t.header.created_at,
   };
+}
+
+/**
+ * The tokens a session spent, run by run, so the total matches its run ends: a run's end counts its
+ * subagents' tokens, which none of the session's own messages record, so each run counts the larger
+ * of its run end and its messages' usage; the messages of a run that never ended count alone. Input
+ * includes cache reads and writes, as `ion sessions list` counts it.
+ */
+function spentTokens(entries: readonly SessionEntry[]): { input: number; output: number } {
+  const inputOf = (usage: RunEndEntry["usage"]) =>
+    usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+  let input = 0;
+  let output = 0;
+  let runInput = 0;
+  let runOutput = 0;
+  for (const entry of entries) {
+    if (entry.type === "message" && entry.usage) {
+      runInput += inputOf(entry.usage);
+      runOutput += entry.usage.output_tokens;
+    }
+    if (entry.type !== "run_end") continue;
+    input += Math.max(runInput, inputOf(entry.usage));
+    output += Math.max(runOutput, entry.usage.output_tokens);
+    runInput = 0;
+    runOutput = 0;
+  }
+  return { input: input + runInput, output: output + runOutput };
 }
 
 /** tool_use id → tool name, so a result can say which tool it answers. */
