@@ -88,7 +88,7 @@ describe("checkFlags", () => {
       "-1",
     ]);
     expect(argsForCitty(["-0.5", "--", "-x"], ARGS)).toEqual(["--", "-0.5", "-x"]);
-    const parsed = parseArgs(argsForCitty(["-1", "-q"], ARGS), ARGS);
+    const parsed: Record<string, unknown> = { ...parseArgs(argsForCitty(["-1", "-q"], ARGS), ARGS) };
     expect(parsed.prompt).toBe("-1");
     expect(parsed.quiet).toBe(true);
   });
