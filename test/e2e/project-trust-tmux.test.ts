@@ -137,7 +137,8 @@ describe.skipIf(!HAS_TMUX)("the trust question on a terminal", () => {
     await term.waitFor((screen) => screen.replaceAll("\n", "").includes(skipped), 10_000);
     await term.sendText("/trust");
     await term.sendKeys("Enter");
-    const screen = await term.waitFor("/trust yes trusts it", 10_000);
+    // Not "/trust yes trusts it" alone: the /mcp line above says that too.
+    const screen = await term.waitFor("/trust yes trusts it (from the next chat on)", 10_000);
     expect(screen).toContain(`${p.root}: not trusted; this chat skipped:`);
     await term.sendText("/trust yes");
     await term.sendKeys("Enter");
