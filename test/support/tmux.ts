@@ -124,7 +124,9 @@ export class Terminal {
       "--",
       "sh",
       "-c",
-      `"$@"; echo "${EXIT_MARK}$?"`,
+      // Like an interactive shell, the wrapper outlives a Ctrl+C that the terminal sends as SIGINT to
+      // the whole foreground group (a trap, not an ignore: ion must still receive the signal).
+      `trap : INT; "$@"; echo "${EXIT_MARK}$?"`,
       "ion-terminal",
       ...argv,
     ]);
