@@ -54,6 +54,8 @@ const PROJECT_RULES: RuleTree = {
   mcp: { startup_timeout_ms: "project", tool_timeout_ms: "project" },
   // Which model explores and how long a child may work: the project's choice, like `model`.
   subagents: "project",
+  // Turning memory off for a project is its choice; what is recalled, and where embeddings go, is the user's.
+  memory: { enabled: "project" },
   tools: "trusted",
   permissions: "trusted",
   hooks: "trusted",
@@ -124,7 +126,7 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
         `context_window, thinking, providers.<id>.{type,name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
-        `network.idle_timeout_s, plan.auto, chat.notify_after_s, mcp.{startup_timeout_ms,tool_timeout_ms} and subagents.{fast_model,max_turns}; set the rest in ${userFile}`,
+        `network.idle_timeout_s, plan.auto, chat.notify_after_s, mcp.{startup_timeout_ms,tool_timeout_ms}, subagents.{fast_model,max_turns} and memory.enabled; set the rest in ${userFile}`,
     );
   return lines;
 }

@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 /**
  * The configuration schema: the single source of truth for `config.json`, the project's
  * `.ion/config.json` and `keys.json`. Known sections are strict so unknown keys can be reported
- * (as warnings, never failures); extension sections (`memory`, `hooks`, `mcpServers`, `skills`) are
+ * (as warnings, never failures); extension sections (`hooks`, `mcpServers`, `skills`) are
  * loose until their features define them.
  *
  * Written with `zod/mini` (zod's functional API over the same validation core): every command reads
@@ -93,7 +93,22 @@ export const ConfigSchema = z.strictObject({
       max_turns: z.optional(positiveInt.check(z.maximum(1000))),
     }),
   ),
-  memory: z.optional(z.looseObject({})),
+  memory: z.optional(
+    z.strictObject({
+      /** Learn every turn and recall before each prompt (default true); off: nothing is stored or recalled. */
+      enabled: z.optional(z.boolean()),
+      /** Tokens recalled memories may take per turn (default min(10 % of the window, 4 000)). */
+      budget_tokens: z.optional(positiveInt),
+      /** `provider/model` whose embeddings rank memories by meaning; unset: BM25 + recency only. */
+      embedding: z.optional(
+        z.string().check(z.regex(/^[^/\s]+\/\S+$/, "expected provider/model, e.g. ollama/nomic-embed-text")),
+      ),
+      /** Vector size asked of the embedding model (OpenAI's `dimensions`); unset: the model's own. */
+      embedding_dimensions: z.optional(positiveInt),
+      /** Days after which a memory's recency prior halves. */
+      recency_half_life_days: z.optional(z.number().check(z.positive())),
+    }),
+  ),
   hooks: z.optional(z.record(z.string(), z.unknown())),
   /**
    * Claude Code's `mcpServers` (name → {command,args,env,cwd} | {type:"http"|"sse",url,headers}). Each

@@ -103,7 +103,8 @@ describe("paths and values", () => {
     expect(knownKeysAt([])).toContain("model");
     expect(knownKeysAt(["providers", "openai"])).toContain("api_base");
     expect(knownKeysAt(["providers"])).toBeUndefined(); // a record: any id
-    expect(knownKeysAt(["memory"])).toBeUndefined(); // loose
+    expect(knownKeysAt(["memory"])).toContain("budget_tokens");
+    expect(knownKeysAt(["skills"])).toBeUndefined(); // loose
     expect(suggestPath(["modle"])).toBe("model");
     expect(suggestPath(["providers", "openai", "api_bse"])).toBe("providers.openai.api_base");
     expect(suggestPath(["history", "retention_day"])).toBe("history.retention_days");

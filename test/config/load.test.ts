@@ -187,7 +187,7 @@ describe("loadConfig", () => {
       thinking: "high",
       workspace: { allow: ["/"] },
       history: { retention_days: 1, compact_threshold: 0.5 },
-      memory: { enabled: false },
+      memory: { enabled: false, embedding: "openai/text-embedding-3-small" },
       skills: {},
       network: { idle_timeout_s: 5 },
     });
@@ -195,12 +195,14 @@ describe("loadConfig", () => {
     expect(config).toEqual({
       thinking: "high",
       history: { retention_days: 30, compact_threshold: 0.5 },
+      // Turning memory off is the project's choice; where embeddings go is the user's.
+      memory: { enabled: false },
       network: { idle_timeout_s: 5 },
     });
     expect(sources["history.retention_days"]).toBe("user");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toStartWith(
-      `ignored "workspace", "history.retention_days", "memory", "skills" in ${projectFile()}: a project file can set only `,
+      `ignored "workspace", "history.retention_days", "memory.embedding", "skills" in ${projectFile()}: a project file can set only `,
     );
     expect(warnings[0]).toEndWith(`set the rest in ${userFile()}`);
   });
