@@ -184,6 +184,8 @@ type UnmarkedEvent =
       first_kept?: Message | undefined;
       method: "summary" | "dropped";
     }
+  /** Memories recalled into this turn's context (one "memory context" message): how many, their tokens. */
+  | { type: "memory_recall"; count: number; tokens: number }
   | { type: "result"; result: RunResult };
 
 /**

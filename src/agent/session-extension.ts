@@ -2,7 +2,8 @@ import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { Message, TextBlock, ToolUseBlock, UserBlock, UserMessage } from "../providers/types.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
-import type { CompactTrigger, RunResult } from "./events.ts";
+import { messageOf } from "../util/error-text.ts";
+import type { AgentEvent, CompactTrigger, RunResult } from "./events.ts";
 import type { AgentDeps } from "./loop.ts";
 import type { CallReview, CallReviewer, ToolCallRequest } from "./permissions.ts";
 
@@ -19,6 +20,8 @@ import type { CallReview, CallReviewer, ToolCallRequest } from "./permissions.ts
  *                               after the conversation, never saved
  *   beforeTurn                  once the prompt is saved, before the turn's first request: may run a
  *                               child agent on the turn's model (the plan's designer)
+ *   turnEnd                     after the turn's result was passed on (shown, printed): what the turn
+ *                               said and did, e.g. for memory to learn from, off the answer's path
  *   authorize, afterTool, beforeStop, beforeCompact   the loop's seams (see AgentDeps, CallReview)
  */
 
@@ -40,6 +43,10 @@ export interface SessionStartInfo {
   saveState?(extension: string, data: unknown, parentToolUseId?: string): Promise<void>;
   /** The latest state `extension` saved in a resumed session (its `data`), or under a tool call; undefined when none. */
   latestState?(extension: string, parentToolUseId?: string): unknown;
+  /** One line for the user (stderr for `ion run`, the chat's transcript). */
+  notice?(text: string): void;
+  /** Values never to be stored or shown: the keys of keys.json, the config's and the provider's keys. */
+  secrets?: readonly string[];
 }
 
 export interface PromptInfo {
@@ -47,6 +54,25 @@ export interface PromptInfo {
   content: readonly UserBlock[];
   /** The conversation before this prompt, as the model will see it. */
   messages: readonly Message[];
+  /** Tokens the model can take, when known. */
+  contextWindow?: number | undefined;
+}
+
+/**
+ * Per-turn context with what the front ends are told about it (memory: how many memories were
+ * recalled): the events follow the turn's `init`, they are not saved.
+ */
+export interface TurnContextPart {
+  text: string;
+  events?: AgentEvent[];
+}
+
+/** A turn that ended: its prompt (the user's blocks, no context), its events (no streaming pieces) and result. */
+export interface TurnEndInfo {
+  sessionId: string;
+  prompt: readonly UserBlock[];
+  events: readonly AgentEvent[];
+  result: RunResult;
 }
 
 /**
@@ -73,13 +99,15 @@ export interface SessionExtension {
   sessionStart?(info: SessionStartInfo): Promise<void>;
   sessionEnd?(info: { sessionId: string; reason: SessionEndReason }): Promise<void>;
   userPromptSubmit?(prompt: PromptInfo): Promise<PromptVerdict | undefined>;
-  turnContext?(prompt: PromptInfo): Promise<string | undefined>;
+  turnContext?(prompt: PromptInfo): Promise<string | TurnContextPart | undefined>;
   requestContext?(messages: readonly Message[]): Promise<string | undefined>;
   beforeTurn?(turn: TurnStartInfo): Promise<void>;
   authorize?(call: ToolCallRequest): Promise<CallReview | undefined>;
   afterTool?(call: ToolUseBlock, outcome: ToolOutcome): Promise<ToolOutcome>;
   beforeStop?(finalText: string): Promise<string | undefined>;
   beforeCompact?(trigger: CompactTrigger): Promise<string | undefined>;
+  /** Must return quickly: longer work goes on in the background and is awaited by `sessionEnd`. */
+  turnEnd?(turn: TurnEndInfo): Promise<void>;
 }
 
 /** A prompt an extension refused: the turn does not happen. */
@@ -130,7 +158,9 @@ export class SessionSeams {
    * Asks each extension about a prompt, then gathers this turn's context: a refusal stops at once (later
    * extensions are not asked); otherwise one context message per extension that added any.
    */
-  async submit(prompt: PromptInfo): Promise<{ refusal: PromptRefusal } | { contexts: TurnContext[] }> {
+  async submit(
+    prompt: PromptInfo,
+  ): Promise<{ refusal: PromptRefusal } | { contexts: TurnContext[]; events: AgentEvent[] }> {
     const texts = new Map<string, string[]>();
     const add = (source: string, text: string | undefined) => {
       if (text?.trim()) texts.set(source, [...(texts.get(source) ?? []), text]);
@@ -140,12 +170,33 @@ export class SessionSeams {
       if (verdict && "refuse" in verdict) return { refusal: { by: extension.name, reason: verdict.refuse } };
       if (verdict) add(extension.name, verdict.context);
     }
-    for (const extension of this.extensions) add(extension.name, await extension.turnContext?.(prompt));
+    const events: AgentEvent[] = [];
+    for (const extension of this.extensions) {
+      const part = await extension.turnContext?.(prompt);
+      if (typeof part === "object") events.push(...(part.events ?? []));
+      add(extension.name, typeof part === "object" ? part.text : part);
+    }
     const contexts = [...texts].map(([source, parts]): TurnContext => {
       const content: TextBlock[] = parts.map((text) => ({ type: "text", text }));
       return { source, message: { role: "user", content, context: { source } } };
     });
-    return { contexts };
+    return { contexts, events };
+  }
+
+  /** Whether any extension wants to hear how turns ended. */
+  hasTurnEnd(): boolean {
+    return this.extensions.some((extension) => extension.turnEnd);
+  }
+
+  /** Tells each extension of a turn that ended; a failure is the extension's to report, so it is told and dropped. */
+  async turnEnded(turn: TurnEndInfo, notice: (text: string) => void): Promise<void> {
+    for (const extension of this.extensions) {
+      try {
+        await extension.turnEnd?.(turn);
+      } catch (error) {
+        notice(`warning: ${extension.name}: ${messageOf(error)}`);
+      }
+    }
   }
 
   /** Whether any extension works before a turn's first request. */

@@ -41,6 +41,8 @@ export interface TurnSetup {
   seams: SessionSeams;
   /** The turn's prompt (for the extensions' work before its first request). */
   prompt?: readonly UserBlock[];
+  /** What the extensions tell the front ends about the turn's context: passed on right after its init. */
+  contextEvents?: readonly AgentEvent[];
 }
 
 export interface TurnPlan {
@@ -179,12 +181,15 @@ export async function* runTurn(
   const turn = planTurn(setup, AbortSignal.any([signal, stop.signal]));
   const before = new ChildSpending();
   let pending = setup.seams.hasBeforeTurn();
+  let announced = false;
   for await (const event of savedEvents(runAgent(turn.input, turn.deps), conversation, stop)) {
     // Right after the turn's init, before its first request (the loop waits for the next pull).
-    if (pending && event.type === "init") {
-      pending = false;
+    if (event.type === "init" && event.parent_tool_use_id === undefined && !announced) {
+      announced = true;
       yield event;
-      yield* beforeTurn(setup, turn, setup.prompt ?? [], before);
+      yield* setup.contextEvents ?? [];
+      if (pending) yield* beforeTurn(setup, turn, setup.prompt ?? [], before);
+      pending = false;
       continue;
     }
     if (event.type === "result") {

@@ -37,6 +37,14 @@ import { usageTotal } from "./tokens.ts";
 
 export type { SessionOptions, SessionTotals } from "./session-options.ts";
 
+/** Events that are pieces of a step still streaming: the step's own event carries them whole. */
+const STREAMING_PIECES = new Set<AgentEvent["type"]>([
+  "text_delta",
+  "thinking_delta",
+  "tool_use_delta",
+  "tool_progress",
+]);
+
 /**
  * The agent session: everything a conversation needs, prepared once — configuration, provider and
  * model, the model's facts, tools, permission mode, system prompt, the session file — and `turn()`
@@ -259,14 +267,20 @@ export class AgentSession {
       imageRefusal(content, this.modelCapabilities, label);
     if (refusal) throw refusal;
     // The extensions' say: a refused prompt is kept in the session file (outside the model's view).
-    const verdict = await this.seams.submit({ sessionId: this.id, content, messages: this.messages() });
+    const verdict = await this.seams.submit({
+      sessionId: this.id,
+      content,
+      messages: this.messages(),
+      contextWindow: window,
+    });
     if ("refusal" in verdict) throw await this.record.refuse(message, verdict.refusal, this.fileModelNow());
     // Saved before any request: failing to is an error, and nothing is sent.
     await this.record.saveTurn(message, verdict.contexts, this.fileModelNow()).catch((err: unknown) => {
       throw saveError(err);
     });
 
-    yield* runTurn({ ...this.turnSetup(), prompt: content }, this.record.conversation, signal, {
+    const setup = { ...this.turnSetup(), prompt: content, contextEvents: verdict.events };
+    const events = runTurn(setup, this.record.conversation, signal, {
       note: (text) => {
         // Worth saying once a session.
         if (!this.noticesTold.has(text)) this.options.notice(`note: ${text}`);
@@ -280,6 +294,18 @@ export class AgentSession {
         this.lastUsage = usage;
       },
     });
+    if (!this.seams.hasTurnEnd()) return yield* events;
+    const kept: AgentEvent[] = [];
+    for await (const event of events) {
+      yield event;
+      if (!STREAMING_PIECES.has(event.type)) kept.push(event);
+      // Reached once the consumer asks for more after the result: the answer is shown and printed.
+      if (event.type === "result")
+        await this.seams.turnEnded(
+          { sessionId: this.id, prompt: content, events: kept, result: event.result },
+          this.options.notice,
+        );
+    }
   }
 
   private turnSetup(): TurnSetup {
@@ -383,7 +409,19 @@ export class AgentSession {
 
   private started(opened: OpenedSession | undefined): Promise<void> {
     const info = this.record.startInfo(opened);
-    return this.seams.started({ ...info, env: this.options.env, config: this.loaded.config });
+    const { env, notice } = this.options;
+    return this.seams.started({ ...info, env, config: this.loaded.config, notice, secrets: this.secrets() });
+  }
+
+  /** The keys this session knows of (keys.json, the config's, the provider's in use): never to be stored. */
+  private secrets(): string[] {
+    const { config, keys } = this.loaded;
+    const configured = Object.values(config.providers ?? {}).flatMap((p) => [
+      p.api_key,
+      ...Object.values(p.headers ?? {}),
+    ]);
+    const all = [...Object.values(keys), config.api_key, this.provider.apiKey, ...configured];
+    return all.filter((value): value is string => typeof value === "string" && value !== "");
   }
 
   /** The end seam of the current session, called once. */

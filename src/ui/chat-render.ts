@@ -2,7 +2,7 @@ import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { formatTokens } from "../util/numbers.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
 import { MarkdownStream } from "./markdown.ts";
-import { costText, RetryNotes } from "./progress-notes.ts";
+import { costText, memoryRecallLine, RetryNotes } from "./progress-notes.ts";
 import type { Writer } from "./renderer.ts";
 import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import type { Style } from "./style.ts";
@@ -134,6 +134,11 @@ export class ChatRenderer {
       case "api_retry":
         await this.suspend();
         this.line(style.dim(this.retries.line(event)));
+        this.spinner?.start();
+        break;
+      case "memory_recall":
+        await this.suspend();
+        this.line(style.dim(memoryRecallLine(event)));
         this.spinner?.start();
         break;
       case "compact_boundary": {

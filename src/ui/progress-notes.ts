@@ -1,8 +1,9 @@
 /**
  * Wording shared by the terminal front ends (the chat and `run -o text`), so both say a thing the
- * same way: a run's cost, and the note for each retry of a request.
+ * same way: a run's cost, the note for each retry of a request, and what memory recalled.
  */
 import type { AgentEvent } from "../agent/events.ts";
+import { counted } from "../util/numbers.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 
 type Retry = Extract<AgentEvent, { type: "api_retry" }>;
@@ -10,6 +11,12 @@ type Retry = Extract<AgentEvent, { type: "api_retry" }>;
 /** `$0.0042`, or `cost unknown` when the model has no price. */
 export function costText(usd: number | null): string {
   return usd === null ? "cost unknown" : `$${usd.toFixed(4)}`;
+}
+
+/** `memory: 3 memories recalled (212 tokens)` */
+export function memoryRecallLine(event: Extract<AgentEvent, { type: "memory_recall" }>): string {
+  const memories = event.count === 1 ? "1 memory" : `${event.count} memories`;
+  return `memory: ${memories} recalled (${counted(event.tokens, "token")})`;
 }
 
 /**

@@ -341,6 +341,10 @@ export function streamJsonRenderer(options: RenderOptions): Renderer {
           post_tokens: event.post_tokens,
         });
         return;
+      case "memory_recall":
+        if (parent !== null) return;
+        write({ type: "system", subtype: "memory_recall", count: event.count, tokens: event.tokens });
+        return;
       case "result":
         write({ ...event.result });
         return;

@@ -1,7 +1,7 @@
 import type { AgentEvent, RunResult } from "../agent/events.ts";
 import { formatTokens } from "../util/numbers.ts";
 import { safeForTerminal, TerminalTextStream } from "../util/terminal-text.ts";
-import { costText, RetryNotes } from "./progress-notes.ts";
+import { costText, memoryRecallLine, RetryNotes } from "./progress-notes.ts";
 import type { Renderer, RenderOptions } from "./renderer.ts";
 import { IDLE_LABEL, Spinner } from "./spinner.ts";
 import { createStyle } from "./style.ts";
@@ -110,6 +110,12 @@ export function textRenderer(options: RenderOptions): Renderer {
       case "api_retry":
         if (progress) {
           note(style.dim(retries.line(event)));
+          spinner?.start();
+        }
+        break;
+      case "memory_recall":
+        if (options.verbose) {
+          note(style.dim(memoryRecallLine(event)));
           spinner?.start();
         }
         break;
