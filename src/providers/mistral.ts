@@ -29,6 +29,7 @@ import {
 } from "./errors.ts";
 import { idleFetch } from "./idle.ts";
 import { toMistralMessages } from "./mistral-messages.ts";
+import { mistralThinking } from "./mistral-thinking.ts";
 import { parseToolArguments } from "./tool-arguments.ts";
 import type { ProviderError, StopReason, StreamEvent, StreamRequest, Usage } from "./types.ts";
 import { emptyUsage } from "./types.ts";
@@ -51,6 +52,8 @@ export async function* streamMistral(request: StreamRequest): AsyncGenerator<Str
     httpClient: new HTTPClient({ fetcher: quietFetcher(request) }),
   });
 
+  const thinking = mistralThinking(request);
+  if (thinking.notice) yield { type: "notice", text: thinking.notice };
   const opened = await Promise.resolve()
     .then(() => chatStream(client, toMistralRequest(request), { signal, headers: provider.headers }))
     .catch((error: unknown) => ({ ok: false as const, error }));
@@ -200,14 +203,10 @@ function toMistralRequest(request: StreamRequest): ChatCompletionStreamRequest {
       jsonSchema: { name, schemaDefinition: schema, strict: false },
     };
   }
-  // Magistral models always reason; `promptMode: "reasoning"` selects their reasoning system prompt.
-  // Other reasoning models (mistral-small-2603, mistral-medium-3.5, …) take `reasoning_effort`, whose
-  // documented values are "none" and "high", so any level above off asks for "high". Off sends nothing,
-  // since models without adjustable reasoning may reject the field.
-  if (request.thinking !== "off") {
-    if (/magistral/i.test(request.model)) body.promptMode = "reasoning";
-    else body.reasoningEffort = "high";
-  }
+  // Only where the model reasons, in the form it takes (mistral-thinking.ts).
+  const { promptMode, reasoningEffort } = mistralThinking(request);
+  if (promptMode) body.promptMode = promptMode;
+  if (reasoningEffort) body.reasoningEffort = reasoningEffort;
   return body;
 }
 

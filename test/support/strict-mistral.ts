@@ -18,6 +18,13 @@
  *   tool_calls, but not none."), and the last message is a user or tool message ("Expected last role
  *   User or Tool (or Assistant with prefix True) for serving but got assistant").
  *
+ * - Thinking (Mistral, "Reasoning"): `prompt_mode: "reasoning"` only on Magistral models (else
+ *   earendil-works/pi#3096: "Reasoning prompt mode is not enabled for this model", code 3051);
+ *   `reasoning_effort` only on the adjustable models (Mistral Small 4, Medium 3.5) and only "none" or
+ *   "high" (architects-toolkit/SmartHopper#647: "reasoning_effort='medium' is not supported for this
+ *   model. Must be one of …"); other models refuse the field (NousResearch/hermes-agent#11243; no
+ *   captured body: that message is illustrative).
+ *
  * A request without a bearer key gets the real 401 (../shared/fixtures/errors/mistral-401-unauthorized.json).
  */
 import type { FakeResponse, RecordedRequest } from "./fake-llm.ts";
@@ -52,8 +59,29 @@ function idRejection(id: unknown): MistralRejection | undefined {
   return { message, type: "invalid_function_call", code: "3280" };
 }
 
+const ARGS = "invalid_request_invalid_args";
+/** The models of the strict endpoint that take `reasoning_effort`. */
+const ADJUSTABLE_REASONING = ["mistral-small-latest", "mistral-small-2603", "mistral-medium-3-5"];
+
+function thinkingRejection(body: { model?: unknown; prompt_mode?: unknown; reasoning_effort?: unknown }) {
+  const model = String(body.model);
+  if (body.prompt_mode != null && !/magistral/.test(model)) {
+    return { message: "Reasoning prompt mode is not enabled for this model", type: ARGS, code: "3051" };
+  }
+  const effort = body.reasoning_effort;
+  if (effort == null) return undefined;
+  if (!ADJUSTABLE_REASONING.includes(model)) {
+    return { message: "reasoning_effort is not supported for this model", type: ARGS, code: "3051" };
+  }
+  if (effort === "none" || effort === "high") return undefined;
+  const message = `reasoning_effort='${String(effort)}' is not supported for this model. Must be one of (<ReasoningEffort.none: 'none'>, <ReasoningEffort.high: 'high'>)`;
+  return { message, type: ARGS, code: "3051" };
+}
+
 /** The first rule `body` breaks, or undefined when Mistral would accept it. */
 export function checkMistralRequest(body: unknown): MistralRejection | undefined {
+  const thinking = thinkingRejection((body ?? {}) as Record<string, unknown>);
+  if (thinking) return thinking;
   const messages = (body as { messages?: WireMessage[] } | undefined)?.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
     return { message: "Conversation must have at least one message", type: ORDER, code: "3230" };
