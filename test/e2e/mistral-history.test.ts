@@ -1,12 +1,14 @@
 /**
  * End to end: sessions continued on Mistral against the strict endpoint (test/support/strict-mistral.ts),
  * which answers as Mistral's API does — after a switch from a wire whose tool-call ids Mistral rejects,
- * and after a run stopped by --max-turns between the tool results and the next prompt.
+ * and after a run stopped between the tool results and the next prompt (by --max-turns, or by Ctrl+C
+ * while a tool runs).
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { zstdDecode } from "../history/support/fixtures.ts";
-import { Sandbox } from "../support/cli.ts";
+import { collect, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
 import { ResultSchema } from "../support/output-schemas.ts";
 import { strictMistralReply } from "../support/strict-mistral.ts";
@@ -102,4 +104,38 @@ describe("a Mistral session stopped by --max-turns during a tool loop", () => {
     expect(saved).toContain("go on");
     expect(saved).not.toContain("(interrupted)");
   });
+});
+
+describe("a Mistral session interrupted during a tool call", () => {
+  test("SIGINT while bash runs, then -c with a new prompt: valid, exit 0; the session keeps no extra turn", async () => {
+    using box = new Sandbox();
+    const started = join(box.workspace, "started");
+    const rejected: string[] = [];
+    server.enqueue(
+      strictMistralReply(
+        { toolCalls: [{ name: "bash", input: { command: "touch started; sleep 30" } }] },
+        rejected,
+      ),
+    );
+    const ion = box.spawn(["run", "-m", MISTRAL, "-y", "-o", "json", "run the slow job"], { env });
+    const output = collect(ion);
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(started) && Date.now() < deadline) await Bun.sleep(20);
+    expect(existsSync(started)).toBe(true);
+    ion.kill("SIGINT");
+    const first = await output;
+    expect(first.code).toBe(2);
+    expect(ResultSchema.parse(JSON.parse(first.stdout)).subtype).toBe("error_interrupted");
+
+    server.enqueue(strictMistralReply({ text: "Carrying on." }, rejected));
+    const from = server.requests.length;
+    const second = await runJson(box, ["-c", "-m", MISTRAL, "go on"]);
+    expect(rejected).toEqual([]);
+    expect([second.code, second.stderr]).toEqual([0, ""]);
+    expect(second.result).toMatchObject({ subtype: "success", result: "Carrying on." });
+    const [sent] = sentMessages(from);
+    expect(sent!.slice(-3).map((m) => m.role)).toEqual(["tool", "assistant", "user"]);
+    expect(sent!.at(-2)).toMatchObject({ role: "assistant", content: "(interrupted)" });
+    expect(sessionText(box, second.result.session_id)).not.toContain("(interrupted)");
+  }, 30_000);
 });
