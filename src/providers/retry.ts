@@ -1,4 +1,10 @@
-import { isRetryable, type StreamEvent, type StreamFn, type StreamRequest } from "./types.ts";
+import {
+  isRetryable,
+  type ProviderError,
+  type StreamEvent,
+  type StreamFn,
+  type StreamRequest,
+} from "./types.ts";
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -32,7 +38,18 @@ export function backoffMs(attempt: number, policy: RetryPolicy, random: () => nu
   return Math.round(exponential * (1 - random() * 0.25));
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** The wait before retry number `attempt + 1`: the server's requested wait (capped), else backoff. */
+export function retryDelayMs(
+  error: ProviderError,
+  attempt: number,
+  policy: RetryPolicy = DEFAULT_RETRY,
+): number {
+  const requested = error.retryAfterMs;
+  return requested === undefined ? backoffMs(attempt, policy) : Math.min(requested, policy.maxServerDelayMs);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (the caller checks which). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(done, ms);
@@ -61,11 +78,7 @@ export async function* withRetries(
       if (event.type === "error") {
         const canRetry = !produced && isRetryable(event.error) && attempt < policy.maxRetries;
         if (canRetry && !request.signal.aborted) {
-          const requested = event.error.retryAfterMs;
-          const delay =
-            requested === undefined
-              ? backoffMs(attempt, policy)
-              : Math.min(requested, policy.maxServerDelayMs);
+          const delay = retryDelayMs(event.error, attempt, policy);
           yield {
             type: "retry",
             attempt: attempt + 1,

@@ -10,6 +10,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { Socket, TCPSocketListener } from "bun";
+import { embeddingWireOf, fakeEmbeddingsAnswer } from "./fake-embeddings.ts";
 import { jsonReply, type ScriptedReply, streamReply, type Wire, wirePathSuffix } from "./wire-scripts.ts";
 
 export interface RecordedRequest {
@@ -260,13 +261,18 @@ export async function startFakeLLM(): Promise<FakeLLM> {
   let requestWaiters: (() => void)[] = [];
 
   const take = (path: string): FakeResponse | undefined => {
-    const at = queue.findIndex((r) => !r.pathSuffix || path.endsWith(r.pathSuffix));
+    // An embeddings request takes only a response queued for its path; otherwise it is answered below.
+    const embeddings = embeddingWireOf(path) !== undefined;
+    const at = queue.findIndex((r) => (r.pathSuffix ? path.endsWith(r.pathSuffix) : !embeddings));
     return at < 0 ? undefined : queue.splice(at, 1)[0];
   };
 
   const answer = async (request: RecordedRequest): Promise<FakeResponse> => {
     const pathname = request.path.split("?")[0]!;
     const queued = take(pathname);
+    const wire = queued ? undefined : embeddingWireOf(pathname);
+    const vectors = wire && fakeEmbeddingsAnswer(wire, request.body);
+    if (vectors) return { headers: { "content-type": "application/json" }, body: JSON.stringify(vectors) };
     if (!queued) {
       return {
         status: 599,
