@@ -1,4 +1,4 @@
-import type { Message, StopReason, ToolUseBlock, Usage } from "../providers/types.ts";
+import type { Message, ProviderErrorKind, StopReason, ToolUseBlock, Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import { currentTools } from "../tools/registry.ts";
 import { overBudget } from "./budget.ts";
@@ -20,6 +20,22 @@ import { contextEstimate } from "./tokens.ts";
 import { runToolBatch } from "./tool-batch.ts";
 
 /**
+ * How a request can end after the provider took it: it may bill the tokens it read, but the stream
+ * stopped before it said how many. A run with such a request has an unknown price, never a guessed $0.
+ */
+const CUT_SHORT: ReadonlySet<ProviderErrorKind> = new Set(["aborted", "idle_timeout", "stream_dropped"]);
+
+function unmetered(step: StepOutcome): boolean {
+  const { usage } = step;
+  const tokens =
+    usage.input_tokens +
+    usage.output_tokens +
+    usage.cache_read_input_tokens +
+    usage.cache_creation_input_tokens;
+  return step.error !== undefined && CUT_SHORT.has(step.error.kind) && tokens === 0;
+}
+
+/**
  * The state of one run of the agent loop and its steps: the view (a copy of the input's messages, then
  * what the loop adds), what was spent, and how it ended. `runAgent` drives it step by step.
  */
@@ -30,6 +46,8 @@ export class AgentRun {
   private readonly children = new ChildSpending();
   private readonly errors: string[] = [];
   private usage = emptyUsage();
+  /** A request was cut short before its usage arrived: what it cost is unknown. */
+  private unmetered = false;
   private apiMs = 0;
   private turns = 0;
   private finalText = "";
@@ -159,6 +177,7 @@ export class AgentRun {
     const step = yield* runStep(this.input, this.messages, this.deps);
     this.apiMs += this.now() - started;
     this.usage = addUsage(this.usage, step.usage);
+    if (unmetered(step)) this.unmetered = true;
     return step;
   }
 
@@ -200,7 +219,7 @@ export class AgentRun {
 
   result(): RunResult {
     const { input, usage } = this;
-    const cost = input.price ? input.price(usage) : null;
+    const cost = input.price && !this.unmetered ? input.price(usage) : null;
     const own = buildResult({
       subtype: this.subtype,
       result: this.finalText,
