@@ -51,6 +51,8 @@ export class ChatInput {
   private onCancel: (() => void) | undefined;
   private pendingLine: ((line: string | typeof DISCARDED | undefined) => void) | undefined;
   private closed = false;
+  /** When the last key (or paste) arrived while a turn ran, in performance.now() time. */
+  private lastTurnKeyAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: InputOptions) {
     const resizeListeners = new Set(options.output.listeners("resize"));
@@ -120,11 +122,20 @@ export class ChatInput {
     }
   }
 
+  /**
+   * A key was pressed (or text pasted) during a turn within the last `ms` milliseconds: someone is
+   * typing. The Enter that sent the message does not count.
+   */
+  typedWithin(ms: number): boolean {
+    return performance.now() - this.lastTurnKeyAt <= ms;
+  }
+
   /** A turn is running: Ctrl+C (or Esc twice) calls `cancel`; typed text waits for the next prompt. */
   busy(cancel: () => void): void {
     this.state = "busy";
     this.onCancel = cancel;
     this.doubleEsc.reset();
+    this.lastTurnKeyAt = Number.NEGATIVE_INFINITY; // keys of an earlier turn say nothing of this one
   }
 
   /** A yes/no question during a turn (approvals). The answer never enters the input history. */
@@ -229,6 +240,7 @@ export class ChatInput {
   }
 
   private key(s: string | undefined, key: Key, write: ReadlineInternals["_ttyWrite"]): void {
+    if (this.state === "busy" || this.state === "question") this.lastTurnKeyAt = performance.now();
     if (key.name === "paste-start") {
       this.pasting = "";
       return;

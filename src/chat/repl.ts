@@ -47,6 +47,9 @@ export interface ChatIO {
   pick: ChatContext["pick"];
 }
 
+/** A key this recent when a long turn ends means the user is typing: no bell. */
+const TYPING_MS = 5_000;
+
 const SHORT_LEVEL: Record<ThinkingLevel, string> = { off: "off", low: "low", medium: "med", high: "high" };
 
 /** `[med auto] > `: the thinking level and the mode when they differ from the defaults. */
@@ -181,12 +184,14 @@ export class Chat {
 
   /**
    * BEL when a long turn ends on a terminal, so a user who looked away hears it (config
-   * `chat.notify_after_s`, default 30 s; 0 = never). Text typed meanwhile waits on the next prompt, so
-   * the bell does not disturb it; a turn the user stopped (Ctrl+C, Esc twice) needs no bell — they are there.
+   * `chat.notify_after_s`, default 30 s; 0 = never). Someone typing as it ends (a key within the last
+   * TYPING_MS), or who stopped the turn (Ctrl+C, Esc twice), is at the terminal and needs no bell.
    */
   private bell(ms: number, result: RunResult | undefined): void {
     const after = this.session.configuration.chat?.notify_after_s ?? 30;
-    if (!this.io.input || after <= 0 || ms < after * 1000 || result?.subtype === "error_interrupted") return;
+    const { input } = this.io;
+    if (!input || after <= 0 || ms < after * 1000 || result?.subtype === "error_interrupted") return;
+    if (input.typedWithin(TYPING_MS)) return;
     this.io.progress.write("\x07");
   }
 

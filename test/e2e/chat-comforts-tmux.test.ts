@@ -218,4 +218,30 @@ describe.skipIf(!HAS_TMUX)("the chat's comforts in a terminal", () => {
     await term.waitFor((s) => s.includes("a little late.") && atPrompt(s));
     await waitForBell(term, env);
   });
+
+  test("no bell when a long turn ends while the user is typing", async () => {
+    using rig = new Rig();
+    await rig.box.writeConfig({ model: MODEL, chat: { notify_after_s: 1 } });
+    const env = rig.env();
+    const term = await rig.chat(["chat"]);
+    const answer = "Slow answer in several parts, each a little late.";
+    const slow = streamReply("openai", { text: answer });
+    rig.reply({ text: answer }, { chunkDelayMs: Math.ceil(1500 / (slow.chunks!.length - 1)) });
+    await send(term, "slow one");
+    // Type ahead while the answer streams, as someone writing the next message does.
+    let typed = 0;
+    while (!(await term.capture()).includes("a little late.")) {
+      await term.sendText("x");
+      typed++;
+      await Bun.sleep(150);
+    }
+    // The typed text waits on the next prompt.
+    await term.waitFor((s) => s.endsWith(`\n${PROMPT}${"x".repeat(typed)}`));
+    await term.sendKeys("C-u");
+    // Something after the turn has been drawn, so a bell written at its end would have been seen.
+    await send(term, "/help");
+    await term.waitFor((s) => s.includes("/copy") && atPrompt(s));
+    expect(typed).toBeGreaterThan(3);
+    expect(bellFlag(term, env)).toBe("0");
+  });
 });
