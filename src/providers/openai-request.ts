@@ -4,7 +4,8 @@
  * DeepSeek's and Kimi's `reasoning_content`), and thinking in the values the model takes.
  *
  * Opaque fields go back only to the provider that produced them (tagged in the session with provider
- * id and wire); another provider's are dropped.
+ * id and wire); another provider's are dropped. Tool-call ids OpenAI refuses (a session begun
+ * elsewhere) are sent mapped, the same on every turn (see tool-ids.ts).
  */
 import type {
   ChatCompletionAssistantMessageParam,
@@ -34,6 +35,8 @@ import type {
 /** How this request treats what earlier answers carried. */
 interface EchoRules {
   provider: string;
+  /** The id a call of the history is sent under (ids OpenAI refuses are mapped, see `refusedToolIds`). */
+  toolId: (id: string) => string;
   reasoningContent: boolean;
   thoughtSignature: boolean;
 }
@@ -47,7 +50,7 @@ type ToolCallParam = ChatCompletionMessageFunctionToolCall & { extra_content?: u
 
 function toolCall(block: ToolUseBlock, first: boolean, rules: EchoRules): ToolCallParam {
   const call: ToolCallParam = {
-    id: block.id,
+    id: rules.toolId(block.id),
     type: "function",
     function: { name: block.name, arguments: JSON.stringify(block.input) },
   };
@@ -91,11 +94,11 @@ function assistantMessage(
 }
 
 /** Tool results must directly follow the assistant's tool calls, so they go before any user text. */
-function userMessages(message: UserMessage): ChatCompletionMessageParam[] {
+function userMessages(message: UserMessage, rules: EchoRules): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   for (const block of message.content) {
     if (block.type === "tool_result") {
-      out.push({ role: "tool", tool_call_id: block.tool_use_id, content: block.content });
+      out.push({ role: "tool", tool_call_id: rules.toolId(block.tool_use_id), content: block.content });
     }
   }
   if (message.content.some((b) => b.type === "image")) {
@@ -115,7 +118,7 @@ function userMessages(message: UserMessage): ChatCompletionMessageParam[] {
 function toChatMessages(system: string, messages: Message[], rules: EchoRules): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = system ? [{ role: "system", content: system }] : [];
   for (const message of messages) {
-    if (message.role === "user") out.push(...userMessages(message));
+    if (message.role === "user") out.push(...userMessages(message, rules));
     else {
       const mapped = assistantMessage(message, rules);
       if (mapped) out.push(mapped);
@@ -131,14 +134,34 @@ function toTools(tools: ToolSpec[]): ChatCompletionFunctionTool[] {
   }));
 }
 
+/**
+ * Whether the history holds a tool-call id OpenAI refuses: empty, or over its 40 characters ("Invalid
+ * 'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length 40"), as
+ * vLLM's `chatcmpl-tool-<uuid>` ids are. Only a session begun on another server has one, so the
+ * mapping (tool-ids.ts) is loaded only then.
+ */
+export function refusedToolIds(messages: Message[]): boolean {
+  return messages.some((message) =>
+    message.content.some((block) => {
+      const id =
+        block.type === "tool_use" ? block.id : block.type === "tool_result" ? block.tool_use_id : undefined;
+      return id !== undefined && (id.length === 0 || id.length > 40);
+    }),
+  );
+}
+
 /** The request body, and what to tell the user about the thinking level (once a session). */
-export function buildParams(request: StreamRequest): {
+export function buildParams(
+  request: StreamRequest,
+  toolId: (id: string) => string = (id) => id,
+): {
   params: ChatCompletionCreateParamsStreaming;
   notice?: string;
 } {
   const { provider } = request;
   const rules: EchoRules = {
     provider: provider.id,
+    toolId,
     reasoningContent: resendsReasoningContent(request),
     thoughtSignature: needsThoughtSignature(request),
   };

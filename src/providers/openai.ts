@@ -23,7 +23,7 @@ import {
   jsonBody,
   webPageInstead,
 } from "./json-answer.ts";
-import { buildParams } from "./openai-request.ts";
+import { buildParams, refusedToolIds } from "./openai-request.ts";
 import { parseToolArguments } from "./tool-arguments.ts";
 import {
   emptyUsage,
@@ -298,10 +298,17 @@ async function* jsonAnswer(
   throw new Error("the server answered with JSON that is not a chat completion");
 }
 
+/** Each tool-call id of the history in OpenAI's form, the same on every turn. */
+async function mappedToolIds(request: StreamRequest): Promise<(id: string) => string> {
+  const { OPENAI_TOOL_IDS, toolIdMap } = await import("./tool-ids.ts");
+  return toolIdMap(request.messages, OPENAI_TOOL_IDS);
+}
+
 /** Streams one Chat Completions request. Never throws: failures end the stream with an `error` event. */
 export async function* streamOpenAI(request: StreamRequest): AsyncGenerator<StreamEvent> {
   const state = newState();
-  const { params, notice } = buildParams(request);
+  const toolId = refusedToolIds(request.messages) ? await mappedToolIds(request) : undefined;
+  const { params, notice } = buildParams(request, toolId);
   if (notice) yield { type: "notice", text: notice };
   let stream: AsyncIterable<ChatCompletionChunk>;
   try {

@@ -1,9 +1,10 @@
 /**
  * Tool-call ids in the form each wire's provider accepts. A session can hold ids another provider made
- * (the model was switched: `toolu_…`, `call_…`, `functions.read:0`); a wire that cannot send them as
- * they are maps each to one of its own format, derived from the original by hash. The same history
- * then always gives the same request — a byte-identical prefix, for prompt caching — and a call and its
- * result stay paired. Only the request changes; the session keeps the ids it was given.
+ * (the model was switched: `toolu_…`, `call_…`, `functions.read:0`, `chatcmpl-tool-<uuid>`); a wire
+ * that cannot send them as they are maps each to one of its own format, derived from the original by
+ * hash. The same history then always gives the same request — a byte-identical prefix, for prompt
+ * caching — and a call and its result stay paired. Only the request changes; the session keeps the ids
+ * it was given.
  */
 import { createHash } from "node:crypto";
 import type { Message } from "./types.ts";
@@ -23,6 +24,13 @@ export const MISTRAL_TOOL_IDS: ToolIdFormat = {
   accepts: /^[a-zA-Z0-9]{9}$/,
   alphabet: ALPHANUMERIC,
   length: 9,
+};
+
+/** OpenAI: any string of 1 to 40 characters (see `refusedToolIds` in openai-request.ts). */
+export const OPENAI_TOOL_IDS: ToolIdFormat = {
+  accepts: /^[\s\S]{1,40}$/,
+  alphabet: ALPHANUMERIC,
+  length: 24,
 };
 
 /** Anthropic: a tool_use id (and a tool_result's tool_use_id) must match `^[a-zA-Z0-9_-]+$`. */

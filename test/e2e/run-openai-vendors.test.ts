@@ -18,6 +18,7 @@ import {
   strictGemini,
   strictGroqQwen,
   strictNoReasoning,
+  strictOpenAIToolIds,
   strictOpenRouter,
   strictReasoningContent,
 } from "../support/strict-openai.ts";
@@ -143,6 +144,38 @@ describe("a tool loop with thinking, against each vendor's strict endpoint", () 
     const note = 'openai/gpt-4o does not reason, so the thinking level "medium" is not sent';
     expect(run.stderr.split(note).length - 1).toBe(1);
   });
+});
+
+test("a session begun on vLLM (46-character tool ids) continued on openai/gpt-4o-mini: ids mapped, exit 0", async () => {
+  using box = new Sandbox();
+  workspace(box);
+  const vllmId = "chatcmpl-tool-6f1c2a9e4b7d4e0f9a3c8b5d2e1f0a7c";
+  await box.writeConfig({
+    providers: { vllm: { type: "openai-compatible", api_base: `${server.url}/v1`, api_key: KEY } },
+  });
+  server.enqueueReply("openai", { toolCalls: [{ id: vllmId, name: "read_file", input: { path: "a.txt" } }] });
+  server.enqueueReply("openai", { text: "a.txt is read." });
+  const first = await box.run(["run", "-m", "vllm/qwen3-coder", "-o", "json", "read a.txt"], { env: {} });
+  expect(first.code).toBe(0);
+
+  const strict = strictOpenAIToolIds();
+  server.enqueue(
+    strict.turn({ calls: [{ name: "read_file", input: { path: "b.txt" } }] }),
+    strict.turn({ text: "Both read." }),
+  );
+  const env = { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: KEY };
+  const from = server.requests.length;
+  const second = await box.run(["run", "-c", "-m", "openai/gpt-4o-mini", "-o", "json", "now b.txt"], { env });
+  expect(strict.violations).toEqual([]);
+  expect(second.code).toBe(0);
+  expect(JSON.parse(second.stdout)).toMatchObject({ is_error: false, result: "Both read." });
+  const sent = server.requests.slice(from).map((r) => JSON.stringify(r.body));
+  expect(sent).toHaveLength(2);
+  for (const body of sent) expect(body).not.toContain(vllmId);
+  // The same mapped id in both requests: a stable prefix for prompt caching.
+  const mapped = (body: string) => /"tool_call_id":"([^"]+)"/.exec(body)?.[1];
+  expect(mapped(sent[0]!)).toMatch(/^[a-zA-Z0-9]{24}$/);
+  expect(mapped(sent[1]!)).toBe(mapped(sent[0]!));
 });
 
 test("openrouter: a model without tool endpoints is told as such, and --no-tools works", async () => {

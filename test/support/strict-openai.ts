@@ -346,6 +346,41 @@ export async function strictNoReasoning(): Promise<StrictEndpoint> {
   return endpoint(check, plainTurn);
 }
 
+/**
+ * OpenAI's tool-call ids are strings of at most 40 characters, on an assistant's `tool_calls[].id` and a
+ * tool message's `tool_call_id`; a longer one (vLLM's `chatcmpl-tool-<uuid>` is 46) is a 400, body as
+ * quoted in vercel/ai#5171. (The tool_call_id message is the same rule's, by analogy.)
+ */
+export function strictOpenAIToolIds(): StrictEndpoint {
+  const check = (body: SentBody) => {
+    for (const [at, message] of body.messages.entries()) {
+      const ids: [string, unknown][] = (message.tool_calls ?? []).map((call, i) => [
+        `messages[${at}].tool_calls[${i}].id`,
+        call.id,
+      ]);
+      const answered = (message as { tool_call_id?: unknown }).tool_call_id;
+      if (message.role === "tool") ids.push([`messages[${at}].tool_call_id`, answered]);
+      for (const [param, id] of ids) {
+        const length = typeof id === "string" ? id.length : 0;
+        if (length >= 1 && length <= 40) continue;
+        const [message, code] =
+          length === 0
+            ? [
+                `Invalid '${param}': empty string. Expected a string with minimum length 1, but got an empty string instead.`,
+                "empty_string",
+              ]
+            : [
+                `Invalid '${param}': string too long. Expected a string with maximum length 40, but got a string with length ${length} instead.`,
+                "string_above_max_length",
+              ];
+        return json(400, { error: { message, type: "invalid_request_error", param, code } });
+      }
+    }
+    return undefined;
+  };
+  return endpoint(check, plainTurn);
+}
+
 /** Groq, "Reasoning": Qwen3's `reasoning_effort` is `none` (reasoning off) or `default` (on); others are a 400. */
 export function strictGroqQwen(): StrictEndpoint {
   const check = (body: SentBody) =>
