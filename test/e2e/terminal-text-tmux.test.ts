@@ -1,7 +1,8 @@
 /**
  * End to end, in a real terminal (tmux): a model's answer cannot clear the screen, rename the window
  * or write the clipboard, even with its escape sequences split between two streamed deltas; and an
- * approval question shows the whole call, with its control characters written out, never obeyed.
+ * approval question shows the whole call (or the whole diff of a write), with its control characters
+ * written out, never obeyed.
  * Every test has its own sandbox, tmux server and API key; the server answers each key from that
  * test's own queue. Waits poll the screen; nothing sleeps for a fixed time.
  */
@@ -162,5 +163,27 @@ describe.skipIf(!HAS_TMUX)("untrusted text in a terminal", () => {
     );
     await send(term, "n");
     expect(await term.waitForExit(10_000)).toBe(0);
+  });
+
+  test("run: a write's diff is shown whole, its escape sequences written out, never obeyed", async () => {
+    using rig = new Rig();
+    const lines = Array.from({ length: 40 }, (_, i) => `line-${i + 1}`);
+    const hostile = `ok${ESC}[2K${ESC}[1G${ESC}]0;pwned-title\x07 then\r hidden`;
+    const content = `${[...lines, hostile, "last-line"].join("\n")}\n`;
+    rig.reply({ toolCalls: [{ name: "write_file", input: { path: "notes.txt", content } }] });
+    rig.reply({ text: "Left alone." });
+    const term = await rig.start(["run", "write the notes"]);
+    const titleBefore = await term.title();
+    const screen = await term.waitFor(`Allow write_file: notes.txt${CHOICES}`, 10_000);
+    // Every added line is on screen, the first and the last included; the hostile one written out.
+    const shown = lines.map((line) => `+${line}\n`).join("");
+    expect(screen).toContain(
+      `${shown}+ok\\x1b[2K\\x1b[1G\\x1b]0;pwned-title\\x07 then\\r hidden\n+last-line\n`,
+    );
+    expect(await term.title()).toBe(titleBefore);
+    await send(term, "n");
+    expect(await term.waitForExit(10_000)).toBe(0);
+    expect(await term.capture()).toContain("Left alone.");
+    expect(existsSync(join(rig.box.workspace, "notes.txt"))).toBe(false);
   });
 });
