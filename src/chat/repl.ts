@@ -3,7 +3,7 @@ import { PERMISSION_MODES, type PermissionMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import type { ModelInfo } from "../catalog/catalog.ts";
 import { describeError, IonError } from "../errors.ts";
-import { imageLabel } from "../providers/image.ts";
+import { imageLabel, imageRefusal } from "../providers/image.ts";
 import { THINKING_LEVELS, type ThinkingLevel, type UserBlock } from "../providers/types.ts";
 import type { WorkspaceScope } from "../tools/workspace.ts";
 import { ChatRenderer } from "../ui/chat-render.ts";
@@ -11,7 +11,7 @@ import type { Writer } from "../ui/renderer.ts";
 import type { Style } from "../ui/style.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import { textLines } from "../util/text-lines.ts";
-import { ChatAttachments } from "./attach.ts";
+import { type AttachTarget, ChatAttachments } from "./attach.ts";
 import type { ChatContext } from "./context.ts";
 import type { ChatInput } from "./input.ts";
 import type { MentionCompleter } from "./mention-complete.ts";
@@ -197,14 +197,8 @@ export class Chat {
 
   /** A line that is a pasted image path: the image is held for the next message; false for any other line. */
   private async attachPasted(text: string): Promise<boolean> {
-    const { session } = this;
-    const target = {
-      cwd: session.cwd,
-      modelCapabilities: session.modelCapabilities,
-      label: `${session.provider.id}/${session.model}`,
-    };
     try {
-      const image = await this.attachments.paste(text, target);
+      const image = await this.attachments.paste(text, this.attachTarget());
       if (!image) return false;
       this.context.print(`attached ${imageLabel(image)}; it goes with your next message`);
     } catch (err) {
@@ -220,6 +214,10 @@ export class Chat {
   private async messageContent(text: string): Promise<UserBlock[] | undefined> {
     try {
       const { blocks, attached } = await this.attachments.content(text, this.scope());
+      // Refused before the files are said to be attached: nothing goes to a model that cannot read them.
+      const { modelCapabilities, label } = this.attachTarget();
+      const refusal = imageRefusal(blocks, modelCapabilities, label);
+      if (refusal) throw refusal;
       if (attached.length > 0)
         this.context.print(this.io.style.dim(`attached: ${safeForTerminal(attached.join(", "))}`));
       return blocks;
@@ -227,6 +225,15 @@ export class Chat {
       this.error(err);
       return undefined;
     }
+  }
+
+  private attachTarget(): AttachTarget {
+    const { session } = this;
+    return {
+      cwd: session.cwd,
+      modelCapabilities: session.modelCapabilities,
+      label: `${session.provider.id}/${session.model}`,
+    };
   }
 
   private scope(): WorkspaceScope {
