@@ -6,7 +6,7 @@
  * its own sandbox, tmux server and API key; waits poll the screen, nothing sleeps for a fixed time.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
@@ -190,6 +190,42 @@ describe.skipIf(!HAS_TMUX)("the chat's comforts in a terminal", () => {
     await term.waitFor((s) => s.includes("copied the last answer") && atPrompt(s));
     expect(await term.capture()).toContain(
       "copied the last answer (45 characters) via the terminal (OSC 52)",
+    );
+    expect(await term.clipboard()).toEqual([answer]);
+  });
+
+  test("/copy uses a clipboard program that can reach a display; if it fails, OSC 52 and why", async () => {
+    using rig = new Rig();
+    await rig.box.writeConfig({ model: MODEL });
+    // A stand-in xclip on a PATH with only it, a shell and tmux: it keeps what it is given, or fails
+    // once told to.
+    const bin = join(rig.box.root, "bin");
+    const kept = join(rig.box.root, "clipboard.txt");
+    const failing = join(rig.box.root, "xclip-fails");
+    mkdirSync(bin);
+    for (const program of ["sh", "tmux"]) symlinkSync(Bun.which(program)!, join(bin, program));
+    const xclip = join(bin, "xclip");
+    writeFileSync(
+      xclip,
+      `#!/bin/sh\n[ "$*" = "-selection clipboard" ] || exit 2\n[ -e '${failing}' ] && exit 1\nexec ${Bun.which("cat")} > '${kept}'\n`,
+    );
+    chmodSync(xclip, 0o755);
+    const term = await rig.chat(["chat"], { PATH: bin, DISPLAY: ":99", WAYLAND_DISPLAY: "" });
+    const answer = "Copy me, please.";
+    rig.reply({ text: answer });
+    await send(term, "what is it?");
+    await term.waitFor((s) => s.includes(answer) && atPrompt(s));
+    await send(term, "/copy");
+    await term.waitFor((s) => s.includes("copied the last answer") && atPrompt(s));
+    expect(await term.capture()).toContain("copied the last answer (16 characters) via xclip\n");
+    expect(readFileSync(kept, "utf8")).toBe(answer);
+    expect(await term.clipboard()).toEqual([]);
+
+    writeFileSync(failing, "");
+    await send(term, "/copy");
+    await term.waitFor((s) => s.includes("(OSC 52)") && atPrompt(s));
+    expect(await term.capture()).toContain(
+      "copied the last answer (16 characters) via the terminal (OSC 52) (xclip exited with status 1)",
     );
     expect(await term.clipboard()).toEqual([answer]);
   });
