@@ -74,13 +74,15 @@ export interface SessionTotals {
   costUSD: number | null;
   /** The turns whose price was known, summed; `unpriced` counts the others (a price can be learned mid-chat). */
   pricedUSD: number;
+  /** How many turns had a known price. */
+  priced: number;
   unpriced: number;
   turns: number;
   apiMs: number;
 }
 
 export function emptyTotals(): SessionTotals {
-  return { usage: emptyUsage(), costUSD: 0, pricedUSD: 0, unpriced: 0, turns: 0, apiMs: 0 };
+  return { usage: emptyUsage(), costUSD: 0, pricedUSD: 0, priced: 0, unpriced: 0, turns: 0, apiMs: 0 };
 }
 
 /** Adds a turn's (or a compaction's) spending to the session's totals. */
@@ -92,7 +94,10 @@ export function addToTotals(
   totals.costUSD =
     totals.costUSD === null || spent.total_cost_usd === null ? null : totals.costUSD + spent.total_cost_usd;
   if (spent.total_cost_usd === null) totals.unpriced++;
-  else totals.pricedUSD += spent.total_cost_usd;
+  else {
+    totals.pricedUSD += spent.total_cost_usd;
+    totals.priced++;
+  }
   totals.turns += spent.num_turns;
   totals.apiMs += spent.duration_api_ms;
 }

@@ -98,13 +98,20 @@ describe.skipIf(!HAS_TMUX)("/cost and the price in a chat", () => {
     const term = await chat(box, ["chat"]);
     const before = await ask(term, "one", 1);
     expect(before[0]).toMatch(/ · cost unknown · /);
+    // No turn has a price yet: /cost says so rather than leading with a $0 that was never measured.
+    await term.sendText("/cost");
+    await term.sendKeys("Enter");
+    const unknown = await term.waitFor((s) => /^this session: .*$/m.test(s) && s.endsWith("\n> "));
+    expect(unknown).toMatch(/^this chat: 1 model request · .* · cost unknown \(1 turn without a price\) · /m);
+    expect(unknown).toMatch(/^this session: 1 turn · .* · cost unknown \(1 turn without a price\)$/m);
+    expect(unknown).not.toContain("$0.0000");
     // Another ion fetches the list meanwhile, as `ion models` or a /model picker would.
     await warmCatalog(server, box, env);
     const after = await ask(term, "two", 2);
     expect(after[1]).toMatch(/ · \$0\.0450 · /);
     await term.sendText("/cost");
     await term.sendKeys("Enter");
-    const screen = await term.waitFor(/^this session: .*$/m);
+    const screen = await term.waitFor(/^this chat: 2 model requests .*\n^this session: .*$/m);
     expect(screen).toMatch(/^this chat: 2 model requests · .* · \$0\.0450 \+ 1 turn without a price · /m);
     expect(screen).toMatch(/^this session: 2 turns · .* · ≥?\$0\.0450/m);
   });
