@@ -49,7 +49,9 @@ export function summarizeInput(input: Record<string, unknown>, toolName?: string
     mainArgument(input) ??
     Object.values(input)[0];
   const text = typeof first === "string" ? first : first === undefined ? "" : JSON.stringify(first);
-  const line = safeForTerminal(text).split("\n")[0] ?? "";
+  const [head = "", ...rest] = safeForTerminal(text).trimEnd().split("\n");
+  // A second line (of a command, or in a file's name) is marked, so the line never passes for the whole.
+  const line = rest.length > 0 ? `${head} …` : head;
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 

@@ -110,6 +110,22 @@ describe("ion chat with piped stdin", () => {
     expect(run.stderr).toContain("● read_file  gone.txt\n");
     expect(controlsIn(run.stdout + run.stderr)).toEqual([]);
   });
+
+  test("a tool line whose file name or command holds a newline marks that more follows the first line", async () => {
+    using box = await configured();
+    writeWithDirs(join(box.workspace, "notes\nsecond-part.txt"), "body\n");
+    server.enqueueReply("openai", {
+      toolCalls: [
+        { name: "read_file", input: { path: "notes\nsecond-part.txt" } },
+        { name: "bash", input: { command: "echo hi\r\nrm -rf ./important" } },
+      ],
+    });
+    server.enqueueReply("openai", { text: "Done." });
+    const run = await box.run([], { env, stdin: "read the notes\n" });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("● read_file  notes …\n");
+    expect(run.stderr).toContain("● bash  echo hi …\n");
+  });
 });
 
 describe("ion sessions", () => {

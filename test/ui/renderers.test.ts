@@ -447,7 +447,7 @@ describe("-o text", () => {
   test("stderr a TTY: tool lines and retry notes, no thinking or usage without -v", async () => {
     const io = await render("text", fullRun(), { stderrIsTTY: true });
     const err = withoutSpinner(io.err());
-    expect(err).toContain("● bash  echo 2+2\n");
+    expect(err).toContain("● bash  echo 2+2 …\n");
     expect(err).not.toContain("more");
     expect(err).toContain("✓ 1.5s\n");
     expect(err).toContain("retrying in 0.3s (1/3): overloaded from anthropic: Overloaded\n");
@@ -530,8 +530,10 @@ describe("-o text", () => {
 });
 
 describe("summarizeInput", () => {
-  test("picks command, path or pattern, first line only, capped", () => {
-    expect(summarizeInput({ command: "ls -la\nrm -rf /" })).toBe("ls -la");
+  test("picks command, path or pattern, first line only (marked when more follow), capped", () => {
+    expect(summarizeInput({ command: "ls -la\nrm -rf /" })).toBe("ls -la …");
+    expect(summarizeInput({ command: "ls -la\n" })).toBe("ls -la");
+    expect(summarizeInput({ path: "notes\nsecond.txt" })).toBe("notes …");
     expect(summarizeInput({ path: "src/a.ts", offset: 3 })).toBe("src/a.ts");
     expect(summarizeInput({ pattern: "*.ts" })).toBe("*.ts");
     expect(summarizeInput({ other: 42 })).toBe("42");
