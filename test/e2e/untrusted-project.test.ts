@@ -86,6 +86,20 @@ describe("a project's config file", () => {
     expect(run.stderr).toContain('ignored "workspace"');
   });
 
+  test("cannot raise the mode: with permissions.mode auto, the model's bash call still needs approval", async () => {
+    using box = new Sandbox();
+    projectConfig(box, { permissions: { mode: "auto" } });
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "touch pwned" } }],
+    });
+    server.enqueueReply("openai", { text: "not run" });
+    const run = await box.run(["run", ...MODEL, "-o", "json", "tidy up"], { env: box.env(env) });
+    expect(run.code).toBe(0);
+    expect(existsSync(join(box.workspace, "pwned"))).toBe(false);
+    expect(JSON.parse(run.stdout).permission_denials).toMatchObject([{ tool_name: "bash" }]);
+    expect(run.stderr).toContain('ignored "permissions"');
+  });
+
   test("cannot change retention: another project's old session survives history.retention_days 1", async () => {
     using box = new Sandbox();
     const other = join(box.root, "other-project");
