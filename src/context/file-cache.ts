@@ -19,6 +19,8 @@ export interface FileStat {
   mtimeMs: number;
   size: number;
   isFile: boolean;
+  /** A directory named like an instruction file is not one, and not worth a warning either. */
+  isDirectory: boolean;
   /** Device and inode, so one file reached by two paths (a symlink) is recognised. */
   dev: number;
   ino: number;
@@ -41,6 +43,7 @@ export const nodeFileSystem: FileSystem = {
         mtimeMs: stat.mtimeMs,
         size: stat.size,
         isFile: stat.isFile(),
+        isDirectory: stat.isDirectory(),
         dev: stat.dev,
         ino: stat.ino,
         uid: stat.uid,
@@ -95,8 +98,9 @@ export class TextFileCache {
       } catch (err) {
         refused = `cannot resolve it (${ioReason(err)})`;
       }
-      // A directory named AGENTS.md inside the project is simply not an instruction file.
-      if (refused !== undefined && refused !== NOT_REGULAR) {
+      // A directory named AGENTS.md inside the project is simply not an instruction file; a FIFO,
+      // socket or device there is refused with a warning, as every project file is.
+      if (refused !== undefined && !(refused === NOT_REGULAR && stat.isDirectory)) {
         const result: FileText = { kind: "error", reason: refused };
         this.#entries.set(path, { version, result });
         return result;

@@ -158,6 +158,24 @@ describe("a project's instruction and skill files", () => {
     expect(run.stderr).toContain(`warning: ${join(box.workspace, "pkg", "CLAUDE.md")}: it resolves outside`);
   });
 
+  test("an AGENTS.md that is a FIFO is skipped with a warning, never waited on; a directory of that name is no file", async () => {
+    using box = new Sandbox();
+    mkdirSync(join(box.workspace, ".git"));
+    expect(Bun.spawnSync(["mkfifo", join(box.workspace, "AGENTS.md")]).exitCode).toBe(0);
+    mkdirSync(join(box.workspace, "pkg", "CLAUDE.md"), { recursive: true });
+    server.enqueueReply("openai", { text: "ok" });
+    const run = await box.run(["run", ...MODEL, "hi"], {
+      env: box.env(env),
+      cwd: join(box.workspace, "pkg"),
+      timeoutMs: 15_000,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("ok\n");
+    expect(run.stderr).toBe(
+      `ion: warning: ${join(box.workspace, "AGENTS.md")}: it is not a regular file; skipped\n`,
+    );
+  });
+
   test("a project skill linked to a file outside is not loaded, listed or readable by the skill tool", async () => {
     using box = new Sandbox();
     writeWithDirs(join(box.home, "notes.md"), "# OUTSIDE-DESCRIPTION\nOUTSIDE-BODY\n");
