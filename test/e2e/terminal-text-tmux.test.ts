@@ -118,6 +118,29 @@ describe.skipIf(!HAS_TMUX)("untrusted text in a terminal", () => {
     expect(await term.captureWithEscapes()).not.toContain("[31m");
   });
 
+  test("run: an answer streamed to the terminal neither clears, retitles, copies nor colours", async () => {
+    using rig = new Rig();
+    rig.respond(
+      answerInDeltas([
+        `Clearing${ESC}[`,
+        "2J the screen,",
+        ` naming${ESC}]2;pwned-`,
+        "title\x07 the window,",
+        ` writing${ESC}]52;c;UFdORUQ=\x07 the clipboard,`,
+        ` colouring ${ESC}[31mred${ESC}[0m and erasing${ESC}[1A${ESC}[2K nothing.\rDone.`,
+      ]),
+    );
+    const term = await rig.start(["run", "show me"]);
+    expect(await term.waitForExit(10_000)).toBe(0);
+    // The first line is still there: nothing cleared the screen or erased the line above.
+    expect(await term.capture()).toStartWith(
+      "Clearing the screen, naming the window, writing the clipboard, colouring red and erasing nothing.\nDone.\n",
+    );
+    expect(await term.title()).not.toContain("pwned");
+    expect((await term.clipboard()).join("\n")).not.toContain("PWNED");
+    expect(await term.captureWithEscapes()).not.toContain("[31m");
+  });
+
   test("chat: an approval shows ESC[2K ESC[1G written out, so the command cannot erase its own question", async () => {
     using rig = new Rig();
     const term = await rig.start(["chat"]);
