@@ -35,6 +35,8 @@ export interface Filters {
   asOf?: number;
   /** A source (the current session) whose memories are left out. */
   excludeSource?: string;
+  /** ms: the present, for "valid now" (default the clock). */
+  now?: number;
 }
 
 /**
@@ -48,5 +50,9 @@ export const NOT_EXCLUDED = "($exclude IS NULL OR m.source <> $exclude)";
 
 /** The parameters of VALID and NOT_EXCLUDED. */
 export function filterParams(filters: Filters): { asOf: number | null; now: number; exclude: string | null } {
-  return { asOf: filters.asOf ?? null, now: Date.now(), exclude: filters.excludeSource ?? null };
+  return {
+    asOf: filters.asOf ?? null,
+    now: filters.now ?? Date.now(),
+    exclude: filters.excludeSource ?? null,
+  };
 }

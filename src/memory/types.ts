@@ -45,6 +45,8 @@ export interface RecallOptions {
   contextTexts?: readonly string[]; // texts already in the context: a memory whose content is in one of them is skipped
   embedder?: EmbeddingProvider; // absent → BM25 + recency only
   halfLifeDays?: number; // recency prior (default chosen by M1's measurement)
+  recencyWeight?: number; // the recency prior's ceiling, a fraction of the memory's own score (default: rank.ts)
+  classify?: boolean; // false: recall even what looks transactional (`ion memory search ok`); default true
   candidates?: number; // per list, default 50
   now?: number;
   signal?: AbortSignal;
@@ -53,4 +55,5 @@ export interface RecallResult {
   memories: RecalledMemory[];
   tokens: number;
   skipped?: "transactional" | "empty";
+  embeddingError?: string; // the embedder failed: these memories come from full text and recency only
 }
