@@ -321,7 +321,7 @@ export const FACTS: Fact[] = [
     session: 26,
     user: "local dev uses docker compose with db, redis and mailpit",
     assistant: "Right; mailpit's web UI is on localhost:8025 to read the mails the app sends.",
-    queries: [{ text: "how can I see the emails sent in development?", kind: "keyword" }],
+    queries: [{ text: "how can I see the emails sent in development?", kind: "paraphrase" }],
   },
   {
     key: "timestamptz",
