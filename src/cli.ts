@@ -14,6 +14,7 @@ const COMMANDS: Record<string, LoadCommand> = {
   chat: () => import("./commands/chat.ts").then((m) => m.default as CommandDef),
   run: () => import("./commands/run.ts").then((m) => m.default as CommandDef),
   sessions: () => import("./commands/sessions.ts").then((m) => m.default as CommandDef),
+  memory: () => import("./commands/memory.ts").then((m) => m.default as CommandDef),
   reset: () => import("./commands/reset.ts").then((m) => m.default as CommandDef),
   config: () => import("./commands/config.ts").then((m) => m.default as CommandDef),
   models: () => import("./commands/models.ts").then((m) => m.default as CommandDef),

@@ -1,5 +1,5 @@
 import type { Env } from "../config/paths.ts";
-import type { Config } from "../config/schema.ts";
+import type { Config, Keys } from "../config/schema.ts";
 import type { Message, TextBlock, ToolUseBlock, UserBlock, UserMessage } from "../providers/types.ts";
 import type { AgentTool, ToolContext, ToolOutcome } from "../tools/types.ts";
 import { messageOf } from "../util/error-text.ts";
@@ -47,6 +47,8 @@ export interface SessionStartInfo {
   notice?(text: string): void;
   /** Values never to be stored or shown: the keys of keys.json, the config's and the provider's keys. */
   secrets?: readonly string[];
+  /** keys.json, for an extension that calls a provider of its own (memory's embeddings). */
+  keys?: Keys;
 }
 
 export interface PromptInfo {
@@ -181,6 +183,11 @@ export class SessionSeams {
       return { source, message: { role: "user", content, context: { source } } };
     });
     return { contexts, events };
+  }
+
+  /** The extension of that name, if the session has one (a front end's command for it: `/memory off`). */
+  named(name: string): SessionExtension | undefined {
+    return this.extensions.find((extension) => extension.name === name);
   }
 
   /** Whether any extension wants to hear how turns ended. */

@@ -18,7 +18,12 @@ import type { AgentTool } from "../tools/types.ts";
 import { messageOf } from "../util/error-text.ts";
 import type { AgentEvent } from "./events.ts";
 import { offeredTools, type PermissionMode, permissionMode } from "./permissions.ts";
-import { endReasonOf, type SessionEndReason, SessionSeams } from "./session-extension.ts";
+import {
+  endReasonOf,
+  type SessionEndReason,
+  type SessionExtension,
+  SessionSeams,
+} from "./session-extension.ts";
 import type { OpenedSession } from "./session-file.ts";
 import type { McpOverview, SessionMcp } from "./session-mcp.ts";
 import { openBasis, type SessionBasis } from "./session-open.ts";
@@ -369,6 +374,11 @@ export class AgentSession {
     return opened;
   }
 
+  /** The session's extension of that name (`/memory` finds memory's); undefined when it has none. */
+  extension(name: string): SessionExtension | undefined {
+    return this.seams.named(name);
+  }
+
   /** The current session as saved (read-only, no lock); undefined before its first turn or with --no-session. */
   load(): Promise<LoadedSession | undefined> {
     return this.record.load();
@@ -410,7 +420,8 @@ export class AgentSession {
   private started(opened: OpenedSession | undefined): Promise<void> {
     const info = this.record.startInfo(opened);
     const { env, notice } = this.options;
-    return this.seams.started({ ...info, env, config: this.loaded.config, notice, secrets: this.secrets() });
+    const { config, keys } = this.loaded;
+    return this.seams.started({ ...info, env, config, keys, notice, secrets: this.secrets() });
   }
 
   /** The keys this session knows of (keys.json, the config's, the provider's in use): never to be stored. */

@@ -13,6 +13,7 @@ import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts"
 import { copyCommand } from "./slash-copy.ts";
 import { costCommand } from "./slash-cost.ts";
 import { mcpCommand } from "./slash-mcp.ts";
+import { memoryCommand } from "./slash-memory.ts";
 import { planCommand } from "./slash-plan.ts";
 import { trustCommand } from "./slash-trust.ts";
 
@@ -320,6 +321,7 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     trustCommand,
     mcpCommand,
     planCommand,
+    memoryCommand,
     quit,
   );
 }

@@ -142,6 +142,8 @@ async function openChatSession(
   // The designer of plan.auto is a subagent of the session.
   const subagents = new SessionSubagents();
   const { ensureModelConfigured } = await import("./run-model.ts");
+  // Memory learns and recalls through the session's file of turns: nothing with --no-session.
+  const memory = args.session === false ? [] : [new (await import("../memory/extension.ts")).SessionMemory()];
   return AgentSession.open({
     cwd,
     env,
@@ -156,7 +158,7 @@ async function openChatSession(
     log: options.log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
     projectTrust,
-    extensions: [...hooks, new SessionPlan(subagents), subagents],
+    extensions: [...hooks, new SessionPlan(subagents), subagents, ...memory],
     // Without -c a busy latest session is passed over for a new one; `-c` asks for that one.
     skipBusyLatest: args.continue !== true,
     choice: {

@@ -291,6 +291,8 @@ async function openRunSession(
   const subagents = new SessionSubagents();
   const { ensureModelConfigured } = await import("./run-model.ts");
   const env = process.env;
+  // Memory learns and recalls through the session's file of turns: nothing with --no-session.
+  const memory = args.session === false ? [] : [new (await import("../memory/extension.ts")).SessionMemory()];
   return AgentSession.open({
     cwd,
     env,
@@ -309,7 +311,7 @@ async function openRunSession(
     maxBudgetUsd: flags.maxBudgetUsd,
     outputSchema: flags.outputSchema,
     fallbackModel: args["fallback-model"],
-    extensions: [...hooks, new SessionPlan(subagents), subagents],
+    extensions: [...hooks, new SessionPlan(subagents), subagents, ...memory],
     projectTrust,
     newId: io.newId,
     approve: notifyingApprover(

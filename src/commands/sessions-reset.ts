@@ -20,6 +20,8 @@ interface History {
   damaged: number;
   trashed: number;
   hasInputHistory: boolean;
+  /** With --all: what memory holds (memory-reset.ts); undefined without it. */
+  memory?: import("./memory-reset.ts").MemoryFiles;
 }
 
 /**
@@ -29,7 +31,9 @@ interface History {
 export async function resetHistory(rawArgs: string[]): Promise<void> {
   const args = parseStrict("reset", rawArgs, resetArgs, 0);
   const found = await findHistory(dataDir());
-  if (found.sessions.length + found.damaged + found.trashed === 0 && !found.hasInputHistory) {
+  if (args.all === true) found.memory = await (await import("./memory-reset.ts")).findMemory(dataDir());
+  const noMemory = found.memory?.empty !== false;
+  if (found.sessions.length + found.damaged + found.trashed === 0 && !found.hasInputHistory && noMemory) {
     process.stderr.write("no history to delete\n");
     return;
   }
@@ -48,6 +52,7 @@ export async function resetHistory(rawArgs: string[]): Promise<void> {
     await remove(found.sessionsDir);
     await remove(found.trashDir);
     await remove(found.inputHistory);
+    if (found.memory) await (await import("./memory-reset.ts")).wipeMemory(found.memory);
   } finally {
     for (const lock of locks) lock.release();
   }
@@ -113,6 +118,7 @@ function describe(found: History): string {
     ...(found.damaged > 0 ? [`${plural(found.damaged, "damaged file")} moved aside`] : []),
     ...(found.trashed > 0 ? [`${plural(found.trashed, "file")} in the trash`] : []),
     ...(found.hasInputHistory ? ["the input history"] : []),
+    ...(found.memory?.empty === false ? [found.memory.description] : []),
   ];
   const sessions = plural(found.sessions.length, "session");
   if (extras.length === 0) return sessions;

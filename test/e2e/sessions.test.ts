@@ -405,7 +405,7 @@ describe("ion reset", () => {
 
   test("unknown flags and arguments are usage errors", async () => {
     using box = new Sandbox();
-    expect((await box.run(["reset", "--all"])).code).toBe(64);
+    expect((await box.run(["reset", "--everything"])).code).toBe(64);
     expect((await box.run(["reset", "now"])).code).toBe(64);
   });
 });
