@@ -90,11 +90,12 @@ describe("slash registry", () => {
       "cost",
       "context",
       "export",
+      "memory",
       "quit",
     ])
       expect(names).toContain(name);
-    const extended = builtinCommands().add({ name: "memory", summary: "search memory", run: () => {} });
-    expect(extended.find("memory")?.summary).toBe("search memory");
+    const extended = builtinCommands().add({ name: "notes", summary: "search notes", run: () => {} });
+    expect(extended.find("notes")?.summary).toBe("search notes");
   });
 });
 
