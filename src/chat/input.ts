@@ -4,6 +4,7 @@ import { appendHistory, loadHistory, recordInHistory } from "./input-history.ts"
 import { DoubleEsc, type Key, TypeAhead } from "./input-keys.ts";
 import { Pastes } from "./input-paste.ts";
 import { type ReadlineInternals, readlineInternals, setLine, settleWrap } from "./input-readline.ts";
+import { ResizedLine } from "./input-resize.ts";
 
 /**
  * The chat's line input on a terminal: node:readline for editing, history and completion, plus what
@@ -48,6 +49,7 @@ export class ChatInput {
   private continuing = false;
   private readonly typeAhead = new TypeAhead();
   private readonly doubleEsc = new DoubleEsc();
+  private readonly resized: ResizedLine;
   private onCancel: (() => void) | undefined;
   private pendingLine: ((line: string | typeof DISCARDED | undefined) => void) | undefined;
   private closed = false;
@@ -73,6 +75,9 @@ export class ChatInput {
     this.internals = readlineInternals(this.rl);
     this.internals.history.push(...loadHistory(options.historyFile));
     this.internals.historyIndex = -1;
+    this.resized = new ResizedLine(this.rl, options.output);
+    const redrawWhole = this.internals._refreshLine.bind(this.rl);
+    this.internals._refreshLine = () => this.resized.refresh(redrawWhole);
     // readline redraws its prompt on every resize, even while an answer streams (it would erase the
     // line being written and put "> " there): the chat redraws only while a line is being edited.
     for (const listener of options.output.listeners("resize"))
@@ -186,6 +191,7 @@ export class ChatInput {
     cursorTo(output, 0);
     clearScreenDown(output);
     output.write(`${text}\n`);
+    this.resized.reset();
     this.internals.prevRows = 0;
     this.rl.setPrompt(this.options.prompt());
     this.internals._refreshLine();
@@ -208,12 +214,12 @@ export class ChatInput {
   /**
    * A resize while a line is edited: the terminal has already re-wrapped the line to the new width
    * (tmux and today's terminal emulators reflow), so the redraw starts from the row the cursor is on
-   * in that layout, not the old one — else the line's first row would be left on screen twice.
+   * in that layout, not the old one — else the line's first row would be left on screen twice — and
+   * keeps off rows the terminal pushed into its scrollback (input-resize.ts).
    */
   private readonly onResize = (): void => {
     if (this.state !== "idle" && this.state !== "question") return;
-    this.internals.prevRows = this.rl.getCursorPos().rows;
-    this.internals._refreshLine();
+    this.resized.resized(() => this.internals._refreshLine());
   };
 
   private readLine(prompt: string): Promise<string | typeof DISCARDED | undefined> {
@@ -227,6 +233,7 @@ export class ChatInput {
         this.onCancel = undefined;
         resolve(line);
       };
+      this.resized.reset();
       this.rl.setPrompt(prompt);
       this.rl.prompt();
       if (!this.continuing) this.restoreTypeAhead();
@@ -240,6 +247,7 @@ export class ChatInput {
   }
 
   private key(s: string | undefined, key: Key, write: ReadlineInternals["_ttyWrite"]): void {
+    if (this.resized.takeReport(s, key)) return; // the terminal's answer to where its cursor is
     if (this.state === "busy" || this.state === "question") this.lastTurnKeyAt = performance.now();
     if (key.name === "paste-start") {
       this.pasting = "";

@@ -210,6 +210,31 @@ describe.skipIf(!HAS_TMUX)("the chat's line editor in a terminal", () => {
     expect(transcript((await rig.waitForRequests(2))[1]!).at(-1)).toBe(`user: ${words}`);
   });
 
+  test("a resize that pushes a wrapped line's first row into the scrollback does not draw it again", async () => {
+    using rig = new Rig();
+    const term = await rig.chat(["chat"], 100, 30);
+    const words = Array.from({ length: 20 }, (_, i) => `w${String(i).padStart(2, "0")}xyz`).join(" ");
+    await term.sendText(words); // right under the first line: at 40 columns tmux pushes rows above the screen
+    await term.waitFor((s) => s.endsWith("w19xyz"));
+    await term.resize(40, 30);
+    await term.sendText("Z");
+    let screen = await term.waitFor((s) => s.endsWith("w19xyzZ"));
+    // The screen and its scrollback hold the line once.
+    expect(count(screen, "> w00xyz")).toBe(1);
+    expect(count(screen.replaceAll("\n", ""), "w00xyz")).toBe(1);
+    // An edit inside the line redraws the rows on the screen, not the one in the scrollback.
+    await term.sendKeys(...Array.from({ length: 8 }, () => "Left"));
+    await term.sendText("Q");
+    screen = await term.waitFor((s) => s.replaceAll("\n", "").includes("w18xyzQ w19xyzZ"));
+    expect(count(screen, "> w00xyz")).toBe(1);
+    expect(count(screen.replaceAll("\n", ""), "w00xyz")).toBe(1);
+    rig.reply({ text: "Got the long one." });
+    await term.sendKeys("Enter");
+    await term.waitFor((s) => s.includes("Got the long one.") && atPrompt()(s)); // the status line wraps
+    const sent = transcript((await rig.waitForRequests(1))[0]!).at(-1);
+    expect(sent).toBe(`user: ${words.replace("w18xyz w19xyz", "w18xyzQ w19xyzZ")}`);
+  });
+
   test("↑ brings back a message continued with \\ as the one message it was, in this chat and the next", async () => {
     using rig = new Rig();
     let term = await rig.chat();
