@@ -268,7 +268,7 @@ async function open(client: Anthropic, request: StreamRequest, form: ThinkingFor
         signal,
       })
       .withResponse();
-    const page = webPageInstead(response, provider);
+    const page = await webPageInstead(response, provider);
     if (page) {
       await response.body?.cancel().catch(() => undefined); // the page itself is of no use
       return { error: page };

@@ -26,10 +26,36 @@ function webPage(response: Response, provider: ResolvedProvider): ProviderError 
 
 /**
  * A web page where a stream was asked for: the base URL points at a site, not at the API. Said as such
- * instead of "the stream ended before the model finished" (only HTML: some servers mislabel real SSE).
+ * instead of "the stream ended before the model finished": labelled text/html, or labelled neither a
+ * stream nor JSON (text/plain, none) with a body that starts as an HTML document. A stream's or JSON's
+ * label is trusted (some servers mislabel real SSE; JSON is looked at by `jsonBody`).
  */
-export function webPageInstead(response: Response, provider: ResolvedProvider): ProviderError | undefined {
-  return contentType(response) === "text/html" ? webPage(response, provider) : undefined;
+export async function webPageInstead(
+  response: Response,
+  provider: ResolvedProvider,
+): Promise<ProviderError | undefined> {
+  const type = contentType(response);
+  if (type === "text/html") return webPage(response, provider);
+  if (STREAM_TYPES.has(type) || isJsonResponse(response) || !response.body) return undefined;
+  return HTML_START.test(await firstText(response)) ? webPage(response, provider) : undefined;
+}
+
+/** What a streamed answer comes labelled as: SSE, or Ollama's JSON lines. */
+const STREAM_TYPES = new Set(["text/event-stream", "application/x-ndjson"]);
+
+/** The first chunk of a response's body, read from a copy so the body is still whole for its reader. */
+async function firstText(response: Response): Promise<string> {
+  const reader = response.clone().body?.getReader();
+  if (!reader) return "";
+  try {
+    const { value } = await reader.read();
+    return value ? new TextDecoder().decode(value) : "";
+  } catch {
+    // A body that fails (stalled, cut off) fails its real read the same way, which reports it.
+    return "";
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
 }
 
 /** A failure already classified, thrown from inside a stream; each wire's classifier passes it on. */

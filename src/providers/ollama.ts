@@ -199,7 +199,7 @@ export async function* streamOllama(request: StreamRequest): AsyncGenerator<Stre
     yield failed(signal.aborted ? abortedError(provider) : networkError(at, err), state);
     return;
   }
-  const page = webPageInstead(response, at);
+  const page = await webPageInstead(response, at);
   if (page || !response.body) {
     await response.body?.cancel().catch(() => undefined); // the page itself is of no use
     yield failed(page ?? droppedError(at, "the response had no body"), state);

@@ -315,7 +315,7 @@ export async function* streamOpenAI(request: StreamRequest): AsyncGenerator<Stre
     const { data, response } = await makeClient(request)
       .chat.completions.create(params, { signal: request.signal })
       .withResponse();
-    const page = webPageInstead(response, request.provider);
+    const page = await webPageInstead(response, request.provider);
     if (page) {
       await response.body?.cancel().catch(() => undefined); // the page itself is of no use
       yield errorEvent(page, state);
