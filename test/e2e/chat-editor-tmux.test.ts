@@ -40,7 +40,8 @@ class Rig {
 
   /** `ion chat …` in a fresh terminal, waiting for its prompt. */
   async chat(args: string[] = ["chat"], cols = 100, rows = 30): Promise<Terminal> {
-    await this.box.writeConfig({ model: MODEL });
+    // No memory: a later chat's request is then exactly what its line editor sent.
+    await this.box.writeConfig({ model: MODEL, memory: { enabled: false } });
     const term = await Terminal.start({ args, env: this.env(), cwd: this.box.workspace, cols, rows });
     await term.waitFor(atPrompt(), 10_000);
     return term;
