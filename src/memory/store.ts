@@ -21,10 +21,10 @@ import {
   recordOf,
   VALID,
 } from "./store-sql.ts";
+import { insertVectors, memoriesWithoutVector, nearestMemories, storedVector } from "./store-vectors.ts";
 import type { MemoryRecord, MemoryType, NewMemory } from "./types.ts";
 import { uuid7 } from "./uuid7.ts";
 import { VectorIndex } from "./vector-index.ts";
-import { decodeVector, encodeVector, signCode } from "./vectors.ts";
 
 export function memoryDbPath(env: Env = process.env): string {
   return join(dataDir(env), "memory.db");
@@ -196,78 +196,21 @@ export class MemoryStore {
     query: Float32Array,
     options: Filters & { limit: number },
   ): { memory: MemoryRecord; similarity: number }[] {
-    return this.guard(() => {
-      const byHash = this.db.query<MemoryRow, Record<string, string | number | null>>(
-        `SELECT ${COLUMNS} FROM memories m WHERE m.content_hash = $hash AND ${VALID} AND ${NOT_EXCLUDED} ORDER BY m.seq DESC`,
-      );
-      const params = filterParams(options);
-      const out: { memory: MemoryRecord; similarity: number }[] = [];
-      for (const hit of this.index.nearest(model, query, signCode(query), options.limit)) {
-        for (const row of byHash.all({ ...params, hash: hit.contentHash })) {
-          out.push({ memory: recordOf(row), similarity: hit.similarity });
-          if (out.length === options.limit) return out;
-        }
-      }
-      return out;
-    });
+    return this.guard(() => nearestMemories(this.db, this.index, model, query, options));
   }
 
   /** Valid memories with no vector under `model` yet, oldest first: what to embed next. */
   missingVectors(model: string, limit: number): MemoryRecord[] {
-    return this.guard(() => {
-      const mark =
-        this.db.query<{ seq: number }, [string]>("SELECT seq FROM vector_progress WHERE model = ?").get(model)
-          ?.seq ?? 0;
-      const rows = this.db
-        .query<MemoryRow, Record<string, string | number | null>>(
-          `SELECT ${COLUMNS} FROM memories m
-           WHERE m.seq > $mark AND (m.valid_to IS NULL OR m.valid_to > $now)
-             AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.model = $model AND e.content_hash = m.content_hash)
-           ORDER BY m.seq LIMIT $limit`,
-        )
-        .all({ mark, now: Date.now(), model, limit });
-      // Everything below the first memory still missing has a vector: later calls start there.
-      const done =
-        rows.length > 0
-          ? rows[0]!.seq - 1
-          : (this.db.query<{ top: number | null }, []>("SELECT max(seq) AS top FROM memories").get()?.top ??
-            0);
-      if (done > mark)
-        this.db
-          .query(
-            "INSERT INTO vector_progress (model, seq) VALUES (?, ?) ON CONFLICT (model) DO UPDATE SET seq = excluded.seq",
-          )
-          .run(model, done);
-      return rows.map(recordOf);
-    });
+    return this.guard(() => memoriesWithoutVector(this.db, model, limit));
   }
 
   /** Stores vectors by content hash (a hash already stored for the model keeps its vector). */
   saveVectors(model: string, rows: readonly { contentHash: string; vector: Float32Array }[]): void {
-    this.guard(() => {
-      const insert = this.db.query(
-        "INSERT OR IGNORE INTO embeddings (model, content_hash, dims, vector, code) VALUES (?, ?, ?, ?, ?)",
-      );
-      this.db
-        .transaction(() => {
-          for (const { contentHash: hash, vector } of rows) {
-            const code = signCode(vector);
-            insert.run(model, hash, vector.length, encodeVector(vector), new Uint8Array(code.buffer));
-          }
-        })
-        .immediate();
-    });
+    this.guard(() => insertVectors(this.db, model, rows));
   }
 
   vectorFor(model: string, hash: string): Float32Array | undefined {
-    return this.guard(() => {
-      const row = this.db
-        .query<{ vector: Uint8Array }, [string, string]>(
-          "SELECT vector FROM embeddings WHERE model = ? AND content_hash = ?",
-        )
-        .get(model, hash);
-      return row ? new Float32Array(decodeVector(row.vector)) : undefined;
-    });
+    return this.guard(() => storedVector(this.db, model, hash));
   }
 
   stats(): MemoryStats {
@@ -306,6 +249,7 @@ export class MemoryStore {
         .transaction(() => {
           this.db.run("DELETE FROM memories");
           this.db.run("DELETE FROM embeddings");
+          this.db.run("DELETE FROM code_pages");
           this.db.run("DELETE FROM vector_progress");
         })
         .immediate();

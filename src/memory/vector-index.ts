@@ -1,9 +1,10 @@
 /**
- * The vector list of recall: the sign codes of one model's vectors, loaded once per process and then
- * only what is new (by `vseq`), scanned by Hamming distance; the closest few hundred are re-ranked by
- * exact cosine on their stored Float32 vectors. With fewer vectors than that, the ranking is exact.
+ * The vector list of recall: the sign codes of one model's vectors, loaded once per process (from their
+ * pages, code-pages.ts) and then only what is new, scanned by Hamming distance; the closest few hundred are re-ranked by
+ * exact cosine on their stored vectors. With fewer vectors than that, the ranking is exact.
  */
 import type { Database } from "bun:sqlite";
+import { PAGE_CODES, readPages } from "./code-pages.ts";
 import { codeWords, cosine, decodeVector, hammingAll, smallestK } from "./vectors.ts";
 
 /** How many Hamming neighbours get an exact cosine re-rank. */
@@ -14,33 +15,44 @@ export interface VectorHit {
   similarity: number;
 }
 
-/** The codes of one (model, dimensions): parallel growable arrays. */
+/** The codes of one (model, dimensions) in this process: parallel growable arrays. */
 class CodeTable {
   readonly words: number;
   count = 0;
   lastVseq = 0;
-  vseqs = new Float64Array(1024);
+  /** The page the last code came from: the next refresh reads from there. */
+  lastPage = 0;
+  vseqs = new Float64Array(PAGE_CODES);
   codes: Uint32Array;
 
   constructor(readonly dims: number) {
     this.words = codeWords(dims);
-    this.codes = new Uint32Array(1024 * this.words);
+    this.codes = new Uint32Array(PAGE_CODES * this.words);
   }
 
-  push(vseq: number, code: Uint8Array): void {
-    if (this.count === this.vseqs.length) {
-      const vseqs = new Float64Array(this.count * 2);
-      vseqs.set(this.vseqs);
-      this.vseqs = vseqs;
-      const codes = new Uint32Array(this.count * 2 * this.words);
-      codes.set(this.codes);
-      this.codes = codes;
-    }
-    this.vseqs[this.count] = vseq;
-    const bytes = new Uint8Array(this.codes.buffer, this.count * this.words * 4, this.words * 4);
-    bytes.set(code.subarray(0, this.words * 4));
-    this.count++;
-    if (vseq > this.lastVseq) this.lastVseq = vseq;
+  /** Adds a page's codes that are not loaded yet (those above lastVseq). */
+  addPage(page: number, vseqs: Float64Array, codes: Uint32Array): void {
+    let first = 0;
+    while (first < vseqs.length && vseqs[first]! <= this.lastVseq) first++;
+    const n = vseqs.length - first;
+    this.lastPage = page;
+    if (n <= 0) return;
+    this.reserve(this.count + n);
+    this.vseqs.set(vseqs.subarray(first), this.count);
+    this.codes.set(codes.subarray(first * this.words, vseqs.length * this.words), this.count * this.words);
+    this.count += n;
+    this.lastVseq = vseqs[vseqs.length - 1]!;
+  }
+
+  private reserve(size: number): void {
+    if (size <= this.vseqs.length) return;
+    const capacity = Math.max(size, this.vseqs.length * 2);
+    const vseqs = new Float64Array(capacity);
+    vseqs.set(this.vseqs.subarray(0, this.count));
+    this.vseqs = vseqs;
+    const codes = new Uint32Array(capacity * this.words);
+    codes.set(this.codes.subarray(0, this.count * this.words));
+    this.codes = codes;
   }
 }
 
@@ -65,15 +77,16 @@ export class VectorIndex {
     const distances = new Uint16Array(table.count);
     hammingAll(queryCode, table.codes, table.count, table.words, distances);
     const picked = smallestK(distances, table.count, Math.max(limit, PREFILTER), table.dims);
-    const read = this.db().query<{ content_hash: string; vector: Uint8Array }, [number]>(
-      "SELECT content_hash, vector FROM embeddings WHERE vseq = ?",
-    );
-    const hits: VectorHit[] = [];
-    for (const index of picked) {
-      const row = read.get(table.vseqs[index]!);
-      if (row)
-        hits.push({ contentHash: row.content_hash, similarity: cosine(query, decodeVector(row.vector)) });
-    }
+    // One statement for all of them: 256 point lookups cost more than the scan itself.
+    const rows = this.db()
+      .query<{ content_hash: string; vector: Uint8Array }, [string]>(
+        "SELECT content_hash, vector FROM embeddings WHERE vseq IN (SELECT value FROM json_each(?))",
+      )
+      .all(JSON.stringify(picked.map((index) => table.vseqs[index]!)));
+    const hits: VectorHit[] = rows.map((row) => ({
+      contentHash: row.content_hash,
+      similarity: cosine(query, decodeVector(row.vector)),
+    }));
     hits.sort((a, b) => b.similarity - a.similarity);
     return hits;
   }
@@ -85,13 +98,8 @@ export class VectorIndex {
       table = new CodeTable(dims);
       this.tables.set(key, table);
     }
-    const rows = this.db()
-      .query<unknown, [string, number, number]>(
-        // `+model`: walk the rowid range of new rows, not the model's whole index
-        "SELECT vseq, code FROM embeddings WHERE +model = ? AND dims = ? AND vseq > ? ORDER BY vseq",
-      )
-      .values(model, dims, table.lastVseq) as [number, Uint8Array][];
-    for (const [vseq, code] of rows) table.push(vseq, code);
+    for (const page of readPages(this.db(), model, dims, table.lastPage))
+      table.addPage(page.page, page.vseqs, page.codes);
     return table;
   }
 }

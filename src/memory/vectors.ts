@@ -1,19 +1,19 @@
 /**
- * Vector arithmetic for recall: Float32 blobs as stored, cosine similarity, and binary quantisation
+ * Vector arithmetic for recall: Float16 blobs as stored, cosine similarity, and binary quantisation
  * (one sign bit per dimension, packed into 32-bit words) whose Hamming distance is a cheap prefilter
  * before exact cosine re-ranking of a few hundred candidates.
  */
 
-/** A vector as stored: its Float32 bytes (a copy, so the blob owns its memory). */
+/** A vector as stored: Float16, little-endian (the platform's order; ion's targets are little-endian). */
 export function encodeVector(vector: Float32Array): Uint8Array {
-  return new Uint8Array(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength));
+  const half = new Float16Array(vector);
+  return new Uint8Array(half.buffer, half.byteOffset, half.byteLength);
 }
 
-/** A stored blob back to floats. Copies when the blob is not 4-byte aligned (SQLite gives no promise). */
+/** A stored blob back to Float32. */
 export function decodeVector(blob: Uint8Array): Float32Array {
-  if (blob.byteOffset % 4 === 0 && blob.byteLength % 4 === 0)
-    return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
-  return new Float32Array(blob.slice().buffer, 0, Math.floor(blob.byteLength / 4));
+  const bytes = blob.byteOffset % 2 === 0 ? blob : blob.slice(); // Float16Array needs 2-byte alignment
+  return new Float32Array(new Float16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 2)));
 }
 
 export function norm(vector: Float32Array): number {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { PAGE_CODES } from "../../src/memory/code-pages.ts";
 import { contentHash, MemoryStore } from "../../src/memory/store.ts";
 import { PREFILTER } from "../../src/memory/vector-index.ts";
 import {
@@ -141,6 +142,39 @@ describe("the store's vectors", () => {
     for (let i = 1; i < hits.length; i++)
       expect(hits[i - 1]!.similarity).toBeGreaterThanOrEqual(hits[i]!.similarity);
     store.close();
+  });
+
+  test("codes span pages: saved in uneven batches, by two connections, each vector is found as itself", () => {
+    const path = join(tempDir(), "memory.db");
+    const writer = MemoryStore.open(path);
+    const reader = MemoryStore.open(path);
+    const random = seeded(5);
+    const dims = 48;
+    const model = "test/embed-48";
+    const made: { id: string; vector: Float32Array }[] = [];
+    const probe = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const { id, vector } = made[Math.floor(random() * made.length)]!;
+        expect(reader.searchVectors(model, vector, { limit: 1 })[0]!.memory.id).toBe(id);
+      }
+    };
+    for (const batch of [700, 700, 1, PAGE_CODES, 300]) {
+      const vectors = Array.from({ length: batch }, () =>
+        Float32Array.from({ length: dims }, () => random() * 2 - 1),
+      );
+      const memories = writer.add(
+        vectors.map((_, i) => ({ content: `m${made.length + i}`, source: "s", type: "episodic" as const })),
+      );
+      writer.saveVectors(
+        model,
+        memories.map((m, i) => ({ contentHash: contentHash(m.content), vector: vectors[i]! })),
+      );
+      for (const [i, m] of memories.entries()) made.push({ id: m.id, vector: vectors[i]! });
+      probe(20); // the reader loads what is new since its last search, across page boundaries
+    }
+    expect(made).toHaveLength(2725);
+    writer.close();
+    reader.close();
   });
 
   test("missingVectors: valid memories without a vector, oldest first, then none once all are embedded", () => {
