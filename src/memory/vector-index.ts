@@ -22,6 +22,8 @@ class CodeTable {
   lastVseq = 0;
   /** The page the last code came from: the next refresh reads from there. */
   lastPage = 0;
+  /** The first vseq of that page as loaded: a different one there means the pages were rewritten. */
+  lastPageStart = -1;
   vseqs = new Float64Array(PAGE_CODES);
   codes: Uint32Array;
 
@@ -36,6 +38,7 @@ class CodeTable {
     while (first < vseqs.length && vseqs[first]! <= this.lastVseq) first++;
     const n = vseqs.length - first;
     this.lastPage = page;
+    this.lastPageStart = vseqs[0] ?? -1;
     if (n <= 0) return;
     this.reserve(this.count + n);
     this.vseqs.set(vseqs.subarray(first), this.count);
@@ -98,8 +101,15 @@ export class VectorIndex {
       table = new CodeTable(dims);
       this.tables.set(key, table);
     }
-    for (const page of readPages(this.db(), model, dims, table.lastPage))
-      table.addPage(page.page, page.vseqs, page.codes);
+    let pages = readPages(this.db(), model, dims, table.lastPage);
+    const first = pages[0];
+    if (table.count > 0 && (first?.page !== table.lastPage || first.vseqs[0] !== table.lastPageStart)) {
+      // Another process wiped the vectors (and may have saved new ones): start over.
+      table = new CodeTable(dims);
+      this.tables.set(key, table);
+      pages = readPages(this.db(), model, dims, 0);
+    }
+    for (const page of pages) table.addPage(page.page, page.vseqs, page.codes);
     return table;
   }
 }

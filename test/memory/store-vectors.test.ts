@@ -177,6 +177,36 @@ describe("the store's vectors", () => {
     reader.close();
   });
 
+  test("after a wipe by another connection, a searching one reloads instead of keeping stale codes", () => {
+    const path = join(tempDir(), "memory.db");
+    const wiper = MemoryStore.open(path);
+    const reader = MemoryStore.open(path);
+    const random = seeded(9);
+    const fill = (count: number) => {
+      const vectors = Array.from({ length: count }, () =>
+        Float32Array.from({ length: 8 }, () => random() * 2 - 1),
+      );
+      const memories = wiper.add(
+        vectors.map((_, i) => ({ content: `v${random()}-${i}`, source: "s", type: "episodic" as const })),
+      );
+      wiper.saveVectors(
+        "test/embed-8",
+        memories.map((m, i) => ({ contentHash: contentHash(m.content), vector: vectors[i]! })),
+      );
+      return memories.map((m, i) => ({ id: m.id, vector: vectors[i]! }));
+    };
+    const before = fill(PAGE_CODES * 2 + 10);
+    expect(reader.searchVectors("test/embed-8", before[5]!.vector, { limit: 1 })[0]!.memory.id).toBe(
+      before[5]!.id,
+    );
+    wiper.wipe();
+    const after = fill(PAGE_CODES * 3); // fills pages 0-2 again, past the reader's last page
+    for (const probe of [after[3]!, after[PAGE_CODES + 7]!, after[PAGE_CODES * 3 - 1]!])
+      expect(reader.searchVectors("test/embed-8", probe.vector, { limit: 1 })[0]!.memory.id).toBe(probe.id);
+    wiper.close();
+    reader.close();
+  });
+
   test("missingVectors: valid memories without a vector, oldest first, then none once all are embedded", () => {
     const store = openStore();
     const made = store.add(
