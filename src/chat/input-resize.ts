@@ -32,6 +32,8 @@ export class ResizedLine {
   private hidden = 0;
   private waiting: ReturnType<typeof setTimeout> | undefined;
   private onReport: ((row: number) => void) | undefined;
+  /** Reports asked for and not yet come: a late one is still taken, never typed into the line. */
+  private asked = 0;
   /** The report's `R` is still to come as a key of its own. */
   private reportTail = false;
 
@@ -64,6 +66,7 @@ export class ResizedLine {
       this.settle();
       redraw();
     }, REPORT_WAIT_MS);
+    this.asked++;
     this.output.write("\x1b[6n");
   }
 
@@ -74,11 +77,15 @@ export class ResizedLine {
       return true;
     }
     const match = REPORT.exec(key.sequence ?? "");
-    if (!match || !this.onReport) return false;
-    const answer = this.onReport;
-    this.settle();
+    if (!match || this.asked === 0) return false;
+    this.asked--;
     this.reportTail = match[2] === "";
-    answer(Number(match[1]) - 1);
+    // Only the answer to the last question (of a resize in several steps) says where the cursor is now.
+    const answer = this.asked === 0 ? this.onReport : undefined;
+    if (answer) {
+      this.settle();
+      answer(Number(match[1]) - 1);
+    }
     return true;
   }
 
@@ -91,6 +98,8 @@ export class ResizedLine {
   /**
    * Redraws the line being edited: whole (`whole`, readline's own redraw) while all of it is on the
    * screen, else from its first row on the screen, leaving the rows in the scrollback as they are.
+   * The old rows are cleared here first, so that readline's clear never starts at the screen's
+   * top-left corner (see `clearFrom`).
    */
   refresh(whole: () => void): void {
     const layout = this.layout();
@@ -100,10 +109,10 @@ export class ResizedLine {
     this.hidden = this.hidden > 0 ? Math.max(this.hidden, previous - (rows - 1)) : 0;
     const cursor = layout.getCursorPos();
     if (this.hidden === 0 || layout.line.includes("\n") || cursor.rows < this.hidden) {
-      // The cursor would go into the scrollback (or a multi-line message is drawn): draw it whole
-      // from the screen's top; the rows above stay as the scrollback has them.
-      if (this.hidden > 0) {
-        this.clearFromTop(previous - this.hidden);
+      // All of it is on the screen, or the cursor would go into the scrollback (or a multi-line
+      // message is drawn, rows marked by readline): drawn whole from the screen's top at the highest.
+      if (this.hidden > 0 || !layout.line.includes("\n")) {
+        this.clearFrom(previous - this.hidden);
         layout.prevRows = 0;
       }
       this.hidden = 0;
@@ -111,7 +120,7 @@ export class ResizedLine {
       return;
     }
     const text = this.rl.getPrompt() + layout.line;
-    this.clearFromTop(previous - this.hidden);
+    this.clearFrom(previous - this.hidden);
     this.output.write(text.slice(rowStart(layout, text, this.hidden, this.output.columns)));
     const end = layout._getDisplayPos(text);
     if (end.cols === 0) this.output.write(" "); // make the terminal take the new row now
@@ -121,14 +130,15 @@ export class ResizedLine {
   }
 
   /**
-   * Up `rows` rows to the screen's top, which is then cleared from its second row down and the first
-   * row apart: tmux moves a screen cleared from its top-left corner into the scrollback, where a copy
-   * of the line would stay.
+   * Up `rows` rows (the line's first row on the screen), cleared from there down: that row apart, then
+   * the rest from the next row (the cursor saved and restored, as it may be on the screen's last row).
+   * tmux moves a screen cleared from its top-left corner into the scrollback, where a copy of the
+   * line would stay.
    */
-  private clearFromTop(rows: number): void {
+  private clearFrom(rows: number): void {
     moveCursor(this.output, 0, -Math.max(0, rows));
     cursorTo(this.output, 0);
-    this.output.write("\x1b[2K\x1b[1B\x1b[J\x1b[1A");
+    this.output.write("\x1b[2K\x1b7\x1b[1B\x1b[J\x1b8");
   }
 
   private layout(): Layout {

@@ -70,13 +70,30 @@ describe("ResizedLine", () => {
     rl.close();
   });
 
-  test("a terminal that does not answer gets the whole line redrawn", async () => {
+  test("a terminal that does not answer in time gets the whole line redrawn; its late report is still taken", async () => {
     const { rl, output } = terminal(40);
     typed(rl, 100);
     const resized = new ResizedLine(rl, output);
     let redraws = 0;
     resized.resized(() => redraws++);
     await Bun.sleep(300);
+    expect(redraws).toBe(1);
+    expect(resized.takeReport(undefined, { sequence: "\x1b[12;23" })).toBe(true);
+    expect(resized.takeReport("R", { name: "r", sequence: "R", shift: true })).toBe(true);
+    expect(redraws).toBe(1);
+    rl.close();
+  });
+
+  test("a resize in several steps: only the last report is acted on", () => {
+    const { rl, output } = terminal(40);
+    typed(rl, 100);
+    const resized = new ResizedLine(rl, output);
+    let redraws = 0;
+    resized.resized(() => redraws++);
+    resized.resized(() => redraws++);
+    expect(resized.takeReport(undefined, { sequence: "\x1b[12;23R" })).toBe(true);
+    expect(redraws).toBe(0);
+    expect(resized.takeReport(undefined, { sequence: "\x1b[12;23R" })).toBe(true);
     expect(redraws).toBe(1);
     rl.close();
   });
