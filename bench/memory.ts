@@ -3,6 +3,7 @@
  * in a temp dir, through the store, then times, over a few hundred questions:
  *
  *   - recall, BM25 only (no embedding model)          bars p50 < 25 ms, p99 < 60 ms
+ *     (also for prompts made of only the commonest words, FTS5's worst case: see store-text.ts)
  *   - recall, fused with vectors (the query embedded by an in-process fake, so no network is timed)
  *                                                     bars p50 < 25 ms, p99 < 60 ms
  *   - learning one turn (3 memories, one transaction) bar  p50 < 5 ms
@@ -297,6 +298,14 @@ try {
   row("recall, BM25 only", bm25, BARS, "recall, BM25 only");
   const fused = await timeEach(questions, (text) => recall(warm, text, { budgetTokens: BUDGET, embedder }));
   row("recall, BM25 + vectors fused", fused, BARS, "recall, fused with vectors");
+  // The worst case for FTS5: prompts of only the most common words (each in a large share of the rows).
+  const common = Array.from(
+    { length: 60 },
+    (_, i) =>
+      `what about ${VOCABULARY[i % 12]} ${VOCABULARY[(i * 5 + 1) % 12]} ${VOCABULARY[(i * 7 + 2) % 12]} now`,
+  );
+  const worst = await timeEach(common, (text) => recall(warm, text, { budgetTokens: BUDGET }));
+  row("recall, BM25, only the 12 commonest words", worst, BARS);
   const found = await recall(warm, questions[2]!, { budgetTokens: BUDGET, embedder });
   console.log(`  (a recall returns ${found.memories.length} memories, ${found.tokens} tokens)\n`);
 

@@ -12,15 +12,8 @@ import { join } from "node:path";
 import { tokensOfChars } from "../agent/tokens.ts";
 import { dataDir, type Env } from "../config/paths.ts";
 import { connect, corruptionWarning, inodeOf, isCorruption, moveAside } from "./store-open.ts";
-import {
-  COLUMNS,
-  type Filters,
-  filterParams,
-  type MemoryRow,
-  NOT_EXCLUDED,
-  recordOf,
-  VALID,
-} from "./store-sql.ts";
+import { COLUMNS, type Filters, filterParams, type MemoryRow, recordOf, VALID } from "./store-sql.ts";
+import { textCandidates } from "./store-text.ts";
 import { insertVectors, memoriesWithoutVector, nearestMemories, storedVector } from "./store-vectors.ts";
 import type { MemoryRecord, MemoryType, NewMemory } from "./types.ts";
 import { uuid7 } from "./uuid7.ts";
@@ -171,20 +164,15 @@ export class MemoryStore {
 
   /**
    * Full-text candidates for an FTS5 MATCH expression (see fts-query.ts), best first, with FTS5's
-   * bm25() (lower is better).
+   * bm25() (lower is better). In a large store the most common words of the query may be left out to
+   * bound the cost (store-text.ts).
    */
-  searchText(match: string, options: Filters & { limit: number }): { memory: MemoryRecord; bm25: number }[] {
+  searchText(
+    match: string,
+    options: Filters & { limit: number; postingBudget?: number },
+  ): { memory: MemoryRecord; bm25: number }[] {
     if (match === "") return [];
-    return this.guard(() =>
-      this.db
-        .query<MemoryRow & { bm25: number }, Record<string, string | number | null>>(
-          `SELECT ${COLUMNS}, bm25(memories_fts) AS bm25 FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-           WHERE memories_fts MATCH $match AND ${VALID} AND ${NOT_EXCLUDED}
-           ORDER BY bm25 LIMIT $limit`,
-        )
-        .all({ ...filterParams(options), match, limit: options.limit })
-        .map((row) => ({ memory: recordOf(row), bm25: row.bm25 })),
-    );
+    return this.guard(() => textCandidates(this.db, match, options));
   }
 
   /**
