@@ -36,6 +36,8 @@ export class ResizedLine {
   private asked = 0;
   /** The report's `R` is still to come as a key of its own. */
   private reportTail = false;
+  /** A redraw asked for while the report was awaited: done once it comes (readline's own, `whole`). */
+  private deferred: (() => void) | undefined;
 
   constructor(
     private readonly rl: Interface,
@@ -57,13 +59,17 @@ export class ResizedLine {
     }
     this.settle();
     this.onReport = (screenRow) => {
-      // `row` rows of the line are above the cursor; `screenRow` rows of the screen are.
-      const hidden = Math.max(0, layout.getCursorPos().rows - screenRow);
-      if (hidden === 0) redraw();
-      else this.hidden = hidden;
+      // When asked, `row` rows of the line were above the cursor and `screenRow` rows of the screen:
+      // edits since then moved the cursor, not the line's start.
+      this.hidden = Math.max(0, row - screenRow);
+      const whole = this.deferred;
+      this.deferred = undefined;
+      if (this.hidden === 0) redraw();
+      else if (whole) this.refresh(whole);
     };
     this.waiting = setTimeout(() => {
       this.settle();
+      this.deferred = undefined;
       redraw();
     }, REPORT_WAIT_MS);
     this.asked++;
@@ -93,6 +99,7 @@ export class ResizedLine {
   reset(): void {
     this.settle();
     this.hidden = 0;
+    this.deferred = undefined;
   }
 
   /**
@@ -102,6 +109,10 @@ export class ResizedLine {
    * top-left corner (see `clearFrom`).
    */
   refresh(whole: () => void): void {
+    if (this.onReport) {
+      this.deferred = whole; // where the line starts is known once the report comes (at most 200 ms)
+      return;
+    }
     const layout = this.layout();
     const rows = this.output.rows ?? 24;
     const previous = layout.prevRows ?? 0;

@@ -84,6 +84,22 @@ describe("ResizedLine", () => {
     rl.close();
   });
 
+  test("a redraw asked for while the report is awaited waits for it, then keeps to the screen", () => {
+    const { rl, output, written } = terminal(40);
+    typed(rl, 100);
+    const resized = new ResizedLine(rl, output);
+    let wholes = 0;
+    resized.resized(() => wholes++);
+    const before = written().length;
+    resized.refresh(() => wholes++); // a key's redraw before the terminal answered
+    expect(written().length).toBe(before);
+    // The answer was given for where the cursor was when asked: row 2 of the line, on the screen's first.
+    expect(resized.takeReport(undefined, { sequence: "\x1b[1;23R" })).toBe(true);
+    expect(wholes).toBe(0);
+    expect(written().slice(before).replaceAll(/[^x]/g, "")).toBe("x".repeat(22));
+    rl.close();
+  });
+
   test("a resize in several steps: only the last report is acted on", () => {
     const { rl, output } = terminal(40);
     typed(rl, 100);

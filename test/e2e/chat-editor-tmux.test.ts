@@ -236,6 +236,22 @@ describe.skipIf(!HAS_TMUX)("the chat's line editor in a terminal", () => {
     expect(sent).toBe(`user: ${words.replace("w18xyz w19xyz", "w18xyzQ w19xyzZ")}`);
   });
 
+  test("in tmux as its users have it, a resize that brings a line's start to the screen's top keeps no copy", async () => {
+    using rig = new Rig();
+    const term = await rig.chat(["chat"], 100, 30);
+    // tmux's default: a screen cleared from its top-left corner is copied into the scrollback.
+    await term.setOption("scroll-on-clear", "on");
+    const words = Array.from({ length: 20 }, (_, i) => `w${String(i).padStart(2, "0")}xyz`).join(" ");
+    await term.sendText(words); // rows 1-2 under the first line; at 60 columns tmux keeps the last row
+    await term.waitFor((s) => s.endsWith("w19xyz")); // where it was, so the line starts at the top
+    await term.resize(60, 30);
+    await term.sendKeys(...Array.from({ length: 7 }, () => "Left"));
+    await term.sendText("Q"); // a redraw of the line
+    const screen = await term.waitFor((s) => s.replaceAll("\n", "").includes("w18xyzQ w19xyz"));
+    expect(count(screen, "> w00xyz")).toBe(1);
+    expect(count(screen.replaceAll("\n", ""), "w00xyz")).toBe(1);
+  });
+
   test("↑ brings back a message continued with \\ as the one message it was, in this chat and the next", async () => {
     using rig = new Rig();
     let term = await rig.chat();

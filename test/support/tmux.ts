@@ -165,6 +165,11 @@ export class Terminal {
     await this.tmux(["resize-window", "-t", "ion", "-x", String(cols), "-y", String(rows)]);
   }
 
+  /** Sets a tmux option of this terminal's server (e.g. back to tmux's own default for one test). */
+  async setOption(name: string, value: string): Promise<void> {
+    await this.tmux(["set-option", "-g", name, value]);
+  }
+
   /**
    * The screen and its scrollback as plain text, trailing blank lines dropped; spaces the program wrote
    * at the end of a line are kept (`-N`), so the prompt reads `> `.
