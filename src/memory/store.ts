@@ -4,45 +4,34 @@
  * once wait for each other (busy timeout) instead of failing. Bi-temporal: `forget` ends a memory's
  * validity and keeps the row, `asOf` reads what was known and valid at a time, `remove` deletes for good.
  * A database found damaged — on open or by any later statement — is moved aside with one warning and
- * replaced by a new one, and the call is retried there.
+ * replaced by a new one, and the call is retried there. The statements live in store-records.ts,
+ * store-text.ts and store-vectors.ts.
  */
 import type { Database } from "bun:sqlite";
-import { statSync } from "node:fs";
 import { join } from "node:path";
-import { tokensOfChars } from "../agent/tokens.ts";
 import { dataDir, type Env } from "../config/paths.ts";
 import { connect, corruptionWarning, inodeOf, isCorruption, moveAside } from "./store-open.ts";
-import { COLUMNS, type Filters, filterParams, type MemoryRow, recordOf, VALID } from "./store-sql.ts";
+import {
+  addMemories,
+  deleteAll,
+  deleteMemory,
+  endValidity,
+  type ListOptions,
+  listMemories,
+  type MemoryStats,
+  memoryById,
+  storeStats,
+} from "./store-records.ts";
+import type { Filters } from "./store-sql.ts";
 import { textCandidates } from "./store-text.ts";
 import { insertVectors, memoriesWithoutVector, nearestMemories, storedVector } from "./store-vectors.ts";
-import type { MemoryRecord, MemoryType, NewMemory } from "./types.ts";
-import { uuid7 } from "./uuid7.ts";
+import type { MemoryRecord, NewMemory } from "./types.ts";
 import { VectorIndex } from "./vector-index.ts";
+
+export { contentHash, type ListOptions, type MemoryStats } from "./store-records.ts";
 
 export function memoryDbPath(env: Env = process.env): string {
   return join(dataDir(env), "memory.db");
-}
-
-/** The key of a text's embedding (the cache by content): SHA-1, hex. */
-export function contentHash(text: string): string {
-  return new Bun.CryptoHasher("sha1").update(text).digest("hex");
-}
-
-export interface ListOptions {
-  type?: MemoryType;
-  since?: number;
-  asOf?: number;
-  includeEnded?: boolean;
-  limit?: number;
-}
-
-export interface MemoryStats {
-  count: number;
-  valid: number;
-  bytes: number;
-  byType: Record<MemoryType, number>;
-  vectors: { model: string; count: number }[];
-  lastLearnedAt: number | null;
 }
 
 export class MemoryStore {
@@ -63,103 +52,28 @@ export class MemoryStore {
   }
 
   add(items: readonly NewMemory[]): MemoryRecord[] {
-    return this.guard(() => {
-      const insert = this.db.query(
-        `INSERT INTO memories (id, content, source, type, created_at, valid_from, valid_to, tokens, content_hash)
-         VALUES ($id, $content, $source, $type, $createdAt, $validFrom, NULL, $tokens, $hash)`,
-      );
-      const now = Date.now();
-      return this.db
-        .transaction(() =>
-          items.map((item): MemoryRecord => {
-            const createdAt = item.createdAt ?? now;
-            const record: MemoryRecord = {
-              id: uuid7(createdAt),
-              content: item.content,
-              source: item.source,
-              type: item.type,
-              createdAt,
-              validFrom: item.validFrom ?? createdAt,
-              validTo: null,
-              tokens: tokensOfChars(item.content.length),
-            };
-            insert.run({ ...record, hash: contentHash(item.content) });
-            return record;
-          }),
-        )
-        .immediate();
-    });
+    return this.guard(() => addMemories(this.db, items));
   }
 
   /** A memory by its id or by a prefix of it that names exactly one. */
   get(idOrUniquePrefix: string): MemoryRecord | undefined {
     const key = idOrUniquePrefix.trim().toLowerCase();
-    if (key === "") return undefined;
-    return this.guard(() => {
-      const exact = this.db
-        .query<MemoryRow, [string]>(`SELECT ${COLUMNS} FROM memories m WHERE id = ?`)
-        .get(key);
-      if (exact) return recordOf(exact);
-      // Ids are lowercase hex and dashes, all below "g": [key, key + "g") is exactly the ids it begins.
-      const rows = this.db
-        .query<MemoryRow, [string, string]>(
-          `SELECT ${COLUMNS} FROM memories m WHERE id >= ? AND id < ? ORDER BY id LIMIT 2`,
-        )
-        .all(key, `${key}g`);
-      return rows.length === 1 ? recordOf(rows[0]!) : undefined;
-    });
+    return key === "" ? undefined : this.guard(() => memoryById(this.db, key));
   }
 
   /** Newest first. Without `includeEnded`, only memories valid now (or at `asOf`). */
   list(options: ListOptions = {}): MemoryRecord[] {
-    return this.guard(() =>
-      this.db
-        .query<MemoryRow, Record<string, string | number | null>>(
-          `SELECT ${COLUMNS} FROM memories m
-           WHERE ($type IS NULL OR m.type = $type) AND ($since IS NULL OR m.created_at >= $since)
-             AND ($asOf IS NULL OR m.created_at <= $asOf) AND ($includeEnded OR ${VALID})
-           ORDER BY m.created_at DESC, m.seq DESC LIMIT $limit`,
-        )
-        .all({
-          ...filterParams(options),
-          type: options.type ?? null,
-          since: options.since ?? null,
-          includeEnded: options.includeEnded ? 1 : 0,
-          limit: options.limit ?? -1,
-        })
-        .map(recordOf),
-    );
+    return this.guard(() => listMemories(this.db, options));
   }
 
   /** Ends a memory's validity at `at` (default now); the row stays for `asOf`. False when none was valid. */
   forget(id: string, at: number = Date.now()): boolean {
-    return this.guard(
-      () =>
-        this.db
-          .query("UPDATE memories SET valid_to = $at WHERE id = $id AND (valid_to IS NULL OR valid_to > $at)")
-          .run({ id, at }).changes > 0,
-    );
+    return this.guard(() => endValidity(this.db, id, at));
   }
 
   /** Deletes a memory for good: its row, its FTS entry, and its vectors unless another memory shares them. */
   remove(id: string): boolean {
-    return this.guard(() =>
-      this.db
-        .transaction(() => {
-          const row = this.db
-            .query<{ content_hash: string }, [string]>("SELECT content_hash FROM memories WHERE id = ?")
-            .get(id);
-          if (!row) return false;
-          this.db.query("DELETE FROM memories WHERE id = ?").run(id);
-          this.db
-            .query(
-              "DELETE FROM embeddings WHERE content_hash = $hash AND NOT EXISTS (SELECT 1 FROM memories WHERE content_hash = $hash)",
-            )
-            .run({ hash: row.content_hash });
-          return true;
-        })
-        .immediate(),
-    );
+    return this.guard(() => deleteMemory(this.db, id));
   }
 
   /**
@@ -202,48 +116,12 @@ export class MemoryStore {
   }
 
   stats(): MemoryStats {
-    return this.guard(() => {
-      const now = Date.now();
-      const byType: Record<MemoryType, number> = { episodic: 0, semantic: 0, procedural: 0 };
-      for (const row of this.db
-        .query<{ type: MemoryType; n: number }, []>("SELECT type, count(*) AS n FROM memories GROUP BY type")
-        .all())
-        byType[row.type] = row.n;
-      const totals = this.db
-        .query<{ valid: number; last: number | null }, [number]>(
-          "SELECT count(*) AS valid, (SELECT max(created_at) FROM memories) AS last FROM memories WHERE valid_to IS NULL OR valid_to > ?",
-        )
-        .get(now)!;
-      const vectors = this.db
-        .query<{ model: string; count: number }, []>(
-          "SELECT model, count(*) AS count FROM embeddings GROUP BY model ORDER BY model",
-        )
-        .all();
-      return {
-        count: byType.episodic + byType.semantic + byType.procedural,
-        valid: totals.valid,
-        bytes: fileSize(this.path) + fileSize(`${this.path}-wal`),
-        byType,
-        vectors,
-        lastLearnedAt: totals.last,
-      };
-    });
+    return this.guard(() => storeStats(this.db, this.path));
   }
 
   /** Deletes every memory and vector, and compacts the file so none of their bytes stay in it. */
   wipe(): void {
-    this.guard(() => {
-      this.db
-        .transaction(() => {
-          this.db.run("DELETE FROM memories");
-          this.db.run("DELETE FROM embeddings");
-          this.db.run("DELETE FROM code_pages");
-          this.db.run("DELETE FROM vector_progress");
-        })
-        .immediate();
-      this.db.run("VACUUM");
-      this.db.query("PRAGMA wal_checkpoint(TRUNCATE)").get();
-    });
+    this.guard(() => deleteAll(this.db));
     this.index.clear();
   }
 
@@ -283,14 +161,5 @@ export class MemoryStore {
       this.inode = inodeOf(this.path);
       return run();
     }
-  }
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return 0; // no WAL right now
-    throw err;
   }
 }
