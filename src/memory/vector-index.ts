@@ -47,7 +47,8 @@ class CodeTable {
     this.lastVseq = vseqs[vseqs.length - 1]!;
   }
 
-  private reserve(size: number): void {
+  /** Room for `size` codes in all (a first load reserves once instead of doubling through the pages). */
+  reserve(size: number): void {
     if (size <= this.vseqs.length) return;
     const capacity = Math.max(size, this.vseqs.length * 2);
     const vseqs = new Float64Array(capacity);
@@ -109,6 +110,7 @@ export class VectorIndex {
       this.tables.set(key, table);
       pages = readPages(this.db(), model, dims, 0);
     }
+    table.reserve(table.count + pages.reduce((sum, page) => sum + page.vseqs.length, 0));
     for (const page of pages) table.addPage(page.page, page.vseqs, page.codes);
     return table;
   }
