@@ -250,8 +250,8 @@ if (import.meta.main) {
   const spec = process.env.ION_EVAL_EMBEDDING;
   const real = spec ? await realEmbedder(spec) : undefined;
   const sweep = values.sweep
-    ? [0, 0.005, 0.01, 0.02, 0.05, 0.1].flatMap((weight) =>
-        [7, 30, 90].map((halfLifeDays) => ({ weight, halfLifeDays })),
+    ? [0, 0.05, 0.1, 0.13, 0.15, 0.2].flatMap((weight) =>
+        [30, 60, 90, 120].map((halfLifeDays) => ({ weight, halfLifeDays })),
       )
     : [];
   const report = await evaluate(dataset, { real, sweep });

@@ -72,10 +72,10 @@ describe("fuse", () => {
     expect(fused.map((r) => r.memory.id)).toEqual(["fresh", "old"]);
     expect(fused[0]!.score.recency).toBeCloseTo(rrf(2) * RECENCY_WEIGHT, 12);
     expect(fused[1]!.score.recency).toBeCloseTo(rrf(1) * RECENCY_WEIGHT * 0.5 ** (400 / 90), 12);
-    // A fresh memory in 10th place does not pass an old one in 1st: the boost is at most RECENCY_WEIGHT.
-    const list = Array.from({ length: 10 }, (_, i) => ({
-      memory: memory(`m${i}`, i === 9 ? 0 : 1000),
-      bm25: -10 + i,
+    // A fresh memory in 12th place does not pass an old one in 1st: the boost is at most RECENCY_WEIGHT.
+    const list = Array.from({ length: 12 }, (_, i) => ({
+      memory: memory(`m${i}`, i === 11 ? 0 : 1000),
+      bm25: -12 + i,
     }));
     expect(fuse(list, [], { now: NOW, halfLifeDays: 90 })[0]!.memory.id).toBe("m0");
     expect(recencyBoost(0, 90)).toBe(RECENCY_WEIGHT);
