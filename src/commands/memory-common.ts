@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { loadConfig } from "../config/load.ts";
 import type { Env } from "../config/paths.ts";
 import type { Config, Keys } from "../config/schema.ts";
@@ -12,6 +13,11 @@ import { clipLine } from "./_shared.ts";
 export const MEMORY_TYPES: readonly MemoryType[] = ["episodic", "semantic", "procedural"];
 /** Ids as shown: unique among those listed, at least the millisecond and the in-process counter. */
 export const SHORT_ID_MIN = 18;
+
+/** Whether memory ever learnt anything here: reading commands do not create the database. */
+export function memoryExists(env: Env = process.env): boolean {
+  return existsSync(memoryDbPath(env));
+}
 
 /** The memory database, created when missing; a damaged one is moved aside with a warning on stderr. */
 export function openMemoryStore(env: Env = process.env, warn = stderrWarning): MemoryStore {
@@ -81,8 +87,8 @@ export function memorySummary(memory: MemoryRecord, width = 100): string {
 }
 
 /** The memory `prefix` names; a usage error when none or several do. */
-export function requireMemory(store: MemoryStore, prefix: string): MemoryRecord {
-  const found = store.get(prefix);
+export function requireMemory(store: MemoryStore | undefined, prefix: string): MemoryRecord {
+  const found = store?.get(prefix);
   if (!found)
     throw new IonError("usage", `no memory "${prefix}" (or the prefix names several)`, {
       hint: "`ion memory list` or `ion memory search QUERY` shows the ids",

@@ -6,6 +6,7 @@ import { parseChoice, parseStrict } from "./_shared.ts";
 import { forgetArgs, listArgs } from "./memory.ts";
 import {
   MEMORY_TYPES,
+  memoryExists,
   memoryItem,
   memorySummary,
   openMemoryStore,
@@ -23,9 +24,9 @@ export async function listMemories(rawArgs: string[]): Promise<void> {
     args.type === undefined ? undefined : parseChoice<MemoryType>("--type", args.type, MEMORY_TYPES);
   const since = args.since === undefined ? undefined : parseDate("--since", args.since, "start");
   const limit = parseLimit(args.limit, 20);
-  const store = openMemoryStore();
+  const store = memoryExists() ? openMemoryStore() : undefined;
   try {
-    const memories = store.list({ type, since, includeEnded: args.all === true, limit });
+    const memories = store?.list({ type, since, includeEnded: args.all === true, limit }) ?? [];
     if (args.json === true) {
       process.stdout.write(`${JSON.stringify(memories.map(memoryItem), null, 2)}\n`);
       return;
@@ -45,7 +46,7 @@ export async function listMemories(rawArgs: string[]): Promise<void> {
         `${style.dim(ids.get(memory.id) ?? memory.id)}  ${safeForTerminal(memorySummary(memory, width))}\n`,
       );
   } finally {
-    store.close();
+    store?.close();
   }
 }
 
@@ -60,6 +61,7 @@ export async function forgetMemory(rawArgs: string[]): Promise<void> {
     throw new IonError("usage", '"ion memory forget" needs a memory id', {
       hint: "`ion memory list` or `ion memory search QUERY` shows the ids",
     });
+  if (!memoryExists()) requireMemory(undefined, prefix);
   const store = openMemoryStore();
   try {
     process.stdout.write(`${forgetInStore(store, prefix, args.hard === true)}\n`);

@@ -10,6 +10,7 @@ import { parseStrict } from "./_shared.ts";
 import { searchArgs } from "./memory.ts";
 import {
   memoryConfig,
+  memoryExists,
   memoryItem,
   memorySummary,
   openMemoryStore,
@@ -97,12 +98,12 @@ export async function searchMemories(rawArgs: string[]): Promise<void> {
   const limit = parseLimit(args.limit, 10);
   const { config, keys } = await memoryConfig();
   const warn = (text: string) => process.stderr.write(`ion: warning: ${safeForTerminal(text)}\n`);
-  const store = openMemoryStore();
-  let hits: RecalledMemory[];
+  const store = memoryExists() ? openMemoryStore() : undefined;
+  let hits: RecalledMemory[] = [];
   try {
-    hits = await findMemories(store, query, { asOf, limit, config, keys, env: process.env, warn });
+    if (store) hits = await findMemories(store, query, { asOf, limit, config, keys, env: process.env, warn });
   } finally {
-    store.close();
+    store?.close();
   }
   if (args.json === true) {
     const items = hits.map((hit) => ({ ...memoryItem(hit.memory), score: hit.score }));

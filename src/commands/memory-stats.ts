@@ -1,9 +1,18 @@
 import { embeddingModelId } from "../memory/embeddings.ts";
-import { memoryDbPath } from "../memory/store.ts";
+import { type MemoryStats, memoryDbPath } from "../memory/store.ts";
 import { count } from "../util/numbers.ts";
 import { parseStrict, tildePath } from "./_shared.ts";
 import { statsArgs } from "./memory.ts";
-import { MEMORY_TYPES, memoryConfig, openMemoryStore } from "./memory-common.ts";
+import { MEMORY_TYPES, memoryConfig, memoryExists, openMemoryStore } from "./memory-common.ts";
+
+const NOTHING_LEARNT: MemoryStats = {
+  count: 0,
+  valid: 0,
+  bytes: 0,
+  byType: { episodic: 0, semantic: 0, procedural: 0 },
+  vectors: [],
+  lastLearnedAt: null,
+};
 
 /** What recall ranks by when no embedding model is configured. */
 export const NO_EMBEDDINGS = "none: BM25 + recency only";
@@ -13,12 +22,12 @@ export async function memoryStats(rawArgs: string[]): Promise<void> {
   const args = parseStrict("memory stats", rawArgs, statsArgs, 0);
   const { config } = await memoryConfig();
   const env = process.env;
-  const store = openMemoryStore(env);
-  let stats: ReturnType<typeof store.stats>;
+  const store = memoryExists(env) ? openMemoryStore(env) : undefined;
+  let stats: MemoryStats = NOTHING_LEARNT;
   try {
-    stats = store.stats();
+    if (store) stats = store.stats();
   } finally {
-    store.close();
+    store?.close();
   }
   const spec = config.memory?.embedding;
   const model = spec === undefined ? undefined : embeddingModelId(spec, config.memory?.embedding_dimensions);

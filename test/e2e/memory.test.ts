@@ -105,6 +105,11 @@ describe("what is not learnt", () => {
     await box.writeConfig({ memory: { enabled: false } });
     await runIn(box, "a", "The release train leaves on Thursdays at noon.", "Noted.");
     expect(readdirSync(box.dataDir).filter((name) => name.startsWith("memory.db"))).toEqual([]);
+    // Reading commands do not create the database either.
+    expect(await memories(box)).toEqual([]);
+    const stats = await box.run(["memory", "stats", "--json"], { env });
+    expect(JSON.parse(stats.stdout)).toMatchObject({ enabled: false, count: 0, last_learned_at: null });
+    expect(readdirSync(box.dataDir).filter((name) => name.startsWith("memory.db"))).toEqual([]);
   });
 
   test("secrets are redacted before they are stored", async () => {
