@@ -355,7 +355,8 @@ describe.skipIf(!HAS_TMUX)("ion chat in a terminal", () => {
 
   test("/resume ID and the /resume picker: the next request carries the resumed conversation", async () => {
     using rig = new Rig();
-    await rig.configure();
+    // Exactly the resumed conversation: no memory of the other session recalled into it.
+    await rig.configure({ model: MODEL, memory: { enabled: false } });
     const ids: string[] = [];
     for (const fruit of ["banana", "cherry"]) {
       rig.reply({ text: `Noted: ${fruit}.` });
