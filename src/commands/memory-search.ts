@@ -79,7 +79,8 @@ export function hitLines(hits: readonly RecalledMemory[], style: Style, width = 
 /** `score 0.0325 · bm25 #1 (-3.21) · vector #4 (0.812) · recency +0.0012` */
 export function scoreText(score: ScoreParts): string {
   const parts = [`score ${score.fused.toFixed(4)}`];
-  if (score.bm25Rank !== undefined) parts.push(`bm25 #${score.bm25Rank} (${(score.bm25 ?? 0).toFixed(2)})`);
+  if (score.bm25Rank !== undefined)
+    parts.push(`bm25 #${score.bm25Rank} (${(score.bm25 ?? 0).toPrecision(3)})`);
   if (score.vectorRank !== undefined)
     parts.push(`vector #${score.vectorRank} (${(score.similarity ?? 0).toFixed(3)})`);
   parts.push(`recency +${score.recency.toFixed(4)}`);
