@@ -14,7 +14,7 @@ const REDACTED = "[redacted]";
 const KEY_SHAPES: readonly RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   /\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}/g, // Stripe
-  /\bsk-ant-[A-Za-z0-9_-]{10,}/g, // Anthropic
+  /\b(?:sk|gsk)[-_][A-Za-z0-9_-]{16,}/g, // OpenAI, Anthropic, DeepSeek, Groq …
   /\b(?:gh[opusr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, // GitHub
   /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack

@@ -139,6 +139,12 @@ describe("redactForMemory", () => {
     expect(out).toEndWith(" (keep it safe)");
   });
 
+  test("a key is replaced whole, not masked to its last characters", () => {
+    expect(redactForMemory("key sk-proj-abcdefghijklmnopqrstuvwx1234 here", [])).toBe("key [redacted] here");
+    expect(redactForMemory("groq gsk_abcdefghijklmnopqrstuvwx1234", [])).toBe("groq [redacted]");
+    expect(redactForMemory("see https://user:pw@example.com/x", [])).toBe("see https://***@example.com/x");
+  });
+
   test("a named secret keeps its name, loses its value; a private key block goes whole", () => {
     expect(redactForMemory('api_key = "abcdef123456"', [])).toBe('api_key = "[redacted]"');
     expect(redactForMemory("DB_PASSWORD: hunter2hunter2", [])).toBe("DB_PASSWORD: [redacted]");
