@@ -3,6 +3,7 @@ import { loadConfig } from "../config/load.ts";
 import type { Env } from "../config/paths.ts";
 import type { Config, Keys } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
+import { inboxDir } from "../memory/inbox.ts";
 import { MemoryStore, memoryDbPath } from "../memory/store.ts";
 import type { MemoryRecord, MemoryType } from "../memory/types.ts";
 import { localDay } from "../util/local-day.ts";
@@ -14,9 +15,10 @@ export const MEMORY_TYPES: readonly MemoryType[] = ["episodic", "semantic", "pro
 /** Ids as shown: unique among those listed, at least the millisecond and the in-process counter. */
 export const SHORT_ID_MIN = 18;
 
-/** Whether memory ever learnt anything here: reading commands do not create the database. */
+/** Whether memory ever learnt anything here (stored, or waiting in the inbox): reading commands do not create the database. */
 export function memoryExists(env: Env = process.env): boolean {
-  return existsSync(memoryDbPath(env));
+  const path = memoryDbPath(env);
+  return existsSync(path) || existsSync(inboxDir(path));
 }
 
 /** The memory database, created when missing; a damaged one is moved aside with a warning on stderr. */

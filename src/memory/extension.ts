@@ -17,7 +17,8 @@ import type { EmbeddingProvider } from "./types.ts";
  * Memory as a session extension. Before each prompt (`turnContext`) it recalls what earlier sessions
  * hold about it — never this session's own turns — into one "memory context" message saved before the
  * prompt, within the token budget; after each turn (`turnEnd`, once the result is out) it learns the
- * turn in the background, and `sessionEnd` waits for that and closes the database.
+ * turn in the background — posted to the inbox (inbox.ts), which the next store to open takes in — and
+ * `sessionEnd` waits for that and closes the database if a recall opened it.
  *
  * Nothing of src/memory beyond this file loads until a turn needs it: a transactional prompt ("hi",
  * "thanks") recalls nothing and never opens the database. Off with `memory.enabled: false` or
@@ -87,6 +88,7 @@ export class SessionMemory implements SessionExtension {
       const room = limit - frameTokens();
       if (room <= 0) return undefined;
       const store = await this.storeFor(setup);
+      store.takeInbox(); // what other ion processes learnt since this chat opened the store
       const { recall } = await import("./recall.ts");
       const found = await recall(store, text, {
         budgetTokens: room,
@@ -177,8 +179,9 @@ export class SessionMemory implements SessionExtension {
     const { turnMemories } = await import("./learn.ts");
     const { redactForMemory } = await import("./redact.ts");
     const memories = turnMemories(turn, (text) => redactForMemory(text, setup.secrets));
-    if (memories.length === 0) return;
-    (await this.storeFor(setup)).add(memories);
+    // Posted, not stored: no SQLite on the way out of a run; the next store to open takes them in.
+    const { memoryDbPath, postMemories } = await import("./inbox.ts");
+    postMemories(memoryDbPath(setup.env), memories);
   }
 
   /** One line per distinct problem a session: a database that stays locked is not said every turn. */

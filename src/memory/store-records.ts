@@ -34,8 +34,9 @@ export function contentHash(text: string): string {
 }
 
 export function addMemories(db: Database, items: readonly NewMemory[]): MemoryRecord[] {
+  // A memory with its own id (posted to the inbox first) may be added twice: the second is ignored.
   const insert = db.query(
-    `INSERT INTO memories (id, content, source, type, created_at, valid_from, valid_to, tokens, content_hash)
+    `INSERT OR IGNORE INTO memories (id, content, source, type, created_at, valid_from, valid_to, tokens, content_hash)
      VALUES ($id, $content, $source, $type, $createdAt, $validFrom, NULL, $tokens, $hash)`,
   );
   const now = Date.now();
@@ -44,7 +45,7 @@ export function addMemories(db: Database, items: readonly NewMemory[]): MemoryRe
       items.map((item): MemoryRecord => {
         const createdAt = item.createdAt ?? now;
         const record: MemoryRecord = {
-          id: uuid7(createdAt),
+          id: item.id ?? uuid7(createdAt),
           content: item.content,
           source: item.source,
           type: item.type,

@@ -8,8 +8,7 @@
  * store-text.ts and store-vectors.ts.
  */
 import type { Database } from "bun:sqlite";
-import { join } from "node:path";
-import { dataDir, type Env } from "../config/paths.ts";
+import { emptyInbox, pendingMemories, removeFiles, setAside } from "./inbox.ts";
 import { connect, corruptionWarning, inodeOf, isCorruption, moveAside } from "./store-open.ts";
 import {
   addMemories,
@@ -28,11 +27,8 @@ import { insertVectors, memoriesWithoutVector, nearestMemories, storedVector } f
 import type { MemoryRecord, NewMemory } from "./types.ts";
 import { VectorIndex } from "./vector-index.ts";
 
+export { memoryDbPath } from "./inbox.ts";
 export { contentHash, type ListOptions, type MemoryStats } from "./store-records.ts";
-
-export function memoryDbPath(env: Env = process.env): string {
-  return join(dataDir(env), "memory.db");
-}
 
 export class MemoryStore {
   private db: Database;
@@ -47,8 +43,29 @@ export class MemoryStore {
     this.index = new VectorIndex(() => this.db);
   }
 
+  /** Opens the store and takes in what learning posted to the inbox meanwhile. */
   static open(path: string, options: { warn?: (text: string) => void } = {}): MemoryStore {
-    return new MemoryStore(path, options.warn ?? ((text) => process.stderr.write(`ion: warning: ${text}\n`)));
+    const store = new MemoryStore(
+      path,
+      options.warn ?? ((text) => process.stderr.write(`ion: warning: ${text}\n`)),
+    );
+    store.takeInbox();
+    return store;
+  }
+
+  /**
+   * Moves the memories waiting in the inbox (inbox.ts) into the database, then removes their files;
+   * a file that is not one ion wrote is set aside with a warning. Returns how many were waiting.
+   */
+  takeInbox(): number {
+    const pending = pendingMemories(this.path);
+    for (const file of pending.unreadable) {
+      setAside(file);
+      this.warn(`${file} holds no memories ion can read; set aside as ${file}.bad`);
+    }
+    if (pending.memories.length > 0) this.add(pending.memories);
+    removeFiles(pending.files);
+    return pending.memories.length;
   }
 
   add(items: readonly NewMemory[]): MemoryRecord[] {
@@ -119,8 +136,9 @@ export class MemoryStore {
     return this.guard(() => storeStats(this.db, this.path));
   }
 
-  /** Deletes every memory and vector, and compacts the file so none of their bytes stay in it. */
+  /** Deletes every memory (those waiting in the inbox too) and vector, and compacts the file so none of their bytes stay in it. */
   wipe(): void {
+    emptyInbox(this.path);
     this.guard(() => deleteAll(this.db));
     this.index.clear();
   }

@@ -14,6 +14,8 @@ export interface MemoryRecord {
   tokens: number; // estimated tokens of content
 }
 export interface NewMemory {
+  /** Given when the memory was posted before it was stored (the inbox): stored once however often added. */
+  id?: string;
   content: string;
   source: string;
   type: MemoryType;
