@@ -1,6 +1,7 @@
 import { readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { asIoError } from "../history/io.ts";
+import { inboxDir } from "../memory/inbox.ts";
 import { MemoryStore } from "../memory/store.ts";
 import { errnoOf } from "../util/error-text.ts";
 
@@ -15,7 +16,7 @@ const DAMAGED = `${DB}.corrupt-`;
 
 export interface MemoryFiles {
   dbPath: string;
-  /** memory.db and its damaged copies, by name. */
+  /** memory.db, its inbox of turns not yet taken in, and its damaged copies, by name. */
   files: string[];
   /** No memory and no damaged copy: nothing to wipe. */
   empty: boolean;
@@ -25,10 +26,14 @@ export interface MemoryFiles {
 
 export async function findMemory(data: string): Promise<MemoryFiles> {
   const dbPath = join(data, DB);
-  const files = (await namesIn(data)).filter((name) => name === DB || name.startsWith(DAMAGED));
+  const inbox = basename(inboxDir(dbPath));
+  const files = (await namesIn(data)).filter(
+    (name) => name === DB || name === inbox || name.startsWith(DAMAGED),
+  );
   const damaged = files.filter((name) => name.startsWith(DAMAGED)).length;
   let count = 0;
-  if (files.includes(DB)) {
+  // Opening the store takes in what waits in the inbox: the count is of everything learnt.
+  if (files.includes(DB) || files.includes(inbox)) {
     const store = MemoryStore.open(dbPath, {
       warn: (text) => process.stderr.write(`ion: warning: ${text}\n`),
     });
@@ -51,7 +56,7 @@ export async function findMemory(data: string): Promise<MemoryFiles> {
 }
 
 export async function wipeMemory(found: MemoryFiles): Promise<void> {
-  if (found.files.includes(DB)) {
+  if (found.files.some((name) => !name.startsWith(DAMAGED))) {
     const store = MemoryStore.open(found.dbPath);
     try {
       store.wipe();

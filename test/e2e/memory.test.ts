@@ -100,16 +100,18 @@ describe("recall across sessions", () => {
 describe("what is not learnt", () => {
   test("--no-session and memory.enabled false learn nothing", async () => {
     using box = new Sandbox();
+    // Neither memory.db nor its inbox of turns waiting to be taken in.
+    const memoryFiles = () => readdirSync(box.dataDir).filter((name) => name.startsWith("memory"));
     await runIn(box, "a", "The release train leaves on Thursdays at noon.", "Noted.", ["--no-session"]);
-    expect(readdirSync(box.dataDir).filter((name) => name.startsWith("memory.db"))).toEqual([]);
+    expect(memoryFiles()).toEqual([]);
     await box.writeConfig({ memory: { enabled: false } });
     await runIn(box, "a", "The release train leaves on Thursdays at noon.", "Noted.");
-    expect(readdirSync(box.dataDir).filter((name) => name.startsWith("memory.db"))).toEqual([]);
+    expect(memoryFiles()).toEqual([]);
     // Reading commands do not create the database either.
     expect(await memories(box)).toEqual([]);
     const stats = await box.run(["memory", "stats", "--json"], { env });
     expect(JSON.parse(stats.stdout)).toMatchObject({ enabled: false, count: 0, last_learned_at: null });
-    expect(readdirSync(box.dataDir).filter((name) => name.startsWith("memory.db"))).toEqual([]);
+    expect(memoryFiles()).toEqual([]);
   });
 
   test("secrets are redacted before they are stored", async () => {
@@ -197,6 +199,19 @@ describe("ion reset", () => {
     const wiped = await box.run(["reset", "--all", "-y"], { env });
     expect(wiped.code).toBe(0);
     expect(wiped.stdout).toBe("deleted 0 sessions (plus the memory (2 memories))\n");
+    expect(await memories(box, "--all")).toEqual([]);
+  });
+});
+
+describe("ion reset --all with turns not yet taken in", () => {
+  test("what waits in the inbox is counted and wiped too", async () => {
+    using box = new Sandbox();
+    // Small talk recalls nothing, and learning only posts: no database is opened.
+    await runIn(box, "a", "hi", "Hello!");
+    expect(readdirSync(box.dataDir)).not.toContain("memory.db");
+    const wiped = await box.run(["reset", "--all", "-y"], { env });
+    expect(wiped.code).toBe(0);
+    expect(wiped.stdout).toBe("deleted 1 session (plus the memory (2 memories))\n");
     expect(await memories(box, "--all")).toEqual([]);
   });
 });
