@@ -1,4 +1,5 @@
 import { Eta } from "eta";
+import memoryTemplate from "../../templates/memory.eta" with { type: "text" };
 import systemTemplate from "../../templates/system.eta" with { type: "text" };
 import { ETA_OPTIONS } from "./template.ts";
 
@@ -9,4 +10,9 @@ import { ETA_OPTIONS } from "./template.ts";
  */
 export function systemTemplateBody(): string {
   return new Eta(ETA_OPTIONS).compileToString(systemTemplate);
+}
+
+/** The memory context message's template (memory/render.ts), compiled the same way. */
+export function memoryTemplateBody(): string {
+  return new Eta(ETA_OPTIONS).compileToString(memoryTemplate);
 }

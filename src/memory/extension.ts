@@ -18,7 +18,7 @@ import type { EmbeddingProvider } from "./types.ts";
  * hold about it — never this session's own turns — into one "memory context" message saved before the
  * prompt, within the token budget; after each turn (`turnEnd`, once the result is out) it learns the
  * turn in the background — posted to the inbox (inbox.ts), which the next store to open takes in — and
- * `sessionEnd` waits for that and closes the database if a recall opened it.
+ * `sessionEnd` waits for that.
  *
  * Nothing of src/memory beyond this file loads until a turn needs it: a transactional prompt ("hi",
  * "thanks") recalls nothing and never opens the database. Off with `memory.enabled: false` or
@@ -74,6 +74,7 @@ export class SessionMemory implements SessionExtension {
       secrets: info.secrets ?? [],
       notice: info.notice ?? (() => {}),
     };
+    this.embedder = undefined; // made again from this session's configuration
   }
 
   async turnContext(prompt: PromptInfo): Promise<TurnContextPart | undefined> {
@@ -130,13 +131,14 @@ export class SessionMemory implements SessionExtension {
     void job.finally(() => this.learning.delete(job));
   }
 
+  /**
+   * Waits for learning still under way. The database stays open for the process's next session (a
+   * chat's /clear) and is never closed: the last connection's close runs a WAL checkpoint with its
+   * fsyncs (~3 ms at the end of every run), which SQLite leaves to a later writer when a process
+   * just exits — safe in WAL mode, whose commits are already in the log.
+   */
   async sessionEnd(): Promise<void> {
     await settled([...this.learning], LEARN_WAIT_MS);
-    const store = this.store;
-    this.store = undefined;
-    this.embedder = undefined;
-    const opened = await store?.catch(() => undefined);
-    opened?.close();
   }
 
   /** The store for `/memory`: the session's own connection. */

@@ -1,5 +1,6 @@
 import memoryTemplate from "../../templates/memory.eta" with { type: "text" };
 import { tokensOfChars } from "../agent/tokens.ts";
+import { memoryTemplateBody } from "../context/precompile.ts" with { type: "macro" };
 import { renderTemplate } from "../context/template.ts";
 import type { MemoryRecord } from "./types.ts";
 
@@ -9,7 +10,12 @@ import type { MemoryRecord } from "./types.ts";
  * message before the prompt, never into the system prompt (whose bytes the provider caches).
  */
 
-const TEMPLATE = { source: memoryTemplate, path: "templates/memory.eta (built-in)" };
+// Compiled when ion is built (a macro), so a recall skips eta's parse of the template.
+const TEMPLATE = {
+  source: memoryTemplate,
+  path: "templates/memory.eta (built-in)",
+  compiled: memoryTemplateBody(),
+};
 
 export function renderMemoryContext(memories: readonly MemoryRecord[]): string {
   const shown = [...memories]
