@@ -7,6 +7,8 @@
  *   - `ion run --no-session "hi"` (target ≤ 1.8×)
  *   - `ion run "hi"` with 1 000 and with 10 000 sessions already saved in its data dir (no growth:
  *     within 10 % of the empty data dir's median, and ≤ 2×)
+ *   - a question (not small talk, so memory recalls) with 10 000 memories in memory.db, memory on
+ *     against memory off (`memory.enabled: false`): on ≤ 1.15× off, recall and learning included
  *
  * Prints medians, p90 and the ratios. Reports only: exit status 0.
  *
@@ -19,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nativeCodec } from "../src/history/codec.ts";
 import { linesRecord } from "../src/history/writer.ts";
+import { MemoryStore } from "../src/memory/store.ts";
 import { startFakeLLM } from "../test/support/fake-llm.ts";
 import {
   benchOptions,
@@ -43,6 +46,11 @@ const MODEL = "openai/gpt-4o-mini";
 const RSS_TARGET_MB = 50;
 /** A data dir with this many more sessions may be at most this much slower (median against median). */
 const GROWTH_TARGET = 0.1;
+/** A question of the recall dataset (small talk like "hi" skips recall), and how many memories to seed. */
+const QUESTION = "what port is the harbor staging postgres on?";
+const MEMORIES = 10_000;
+/** A run with memory on (recall and learning) may take at most this much longer than with it off. */
+const MEMORY_TARGET = 1.15;
 
 const options = benchOptions({ rounds: 30, warmup: 3 });
 const { rounds, warmup } = options;
@@ -137,6 +145,35 @@ function seedSessions(dataDir: string, count: number): void {
   }
 }
 
+/**
+ * `count` memories of earlier sessions in `<dataDir>/memory.db`: the recall dataset's realistic turns
+ * (bench/data/memory-eval.json, one developer over 40 sessions), repeated as further sessions spread
+ * over the past year until there are `count`.
+ */
+function seedMemories(dataDir: string, count: number): void {
+  const dataset = JSON.parse(readFileSync(join(import.meta.dir, "data", "memory-eval.json"), "utf8")) as {
+    memories: { session: string; content: string }[];
+  };
+  mkdirSync(dataDir, { recursive: true });
+  const store = MemoryStore.open(join(dataDir, "memory.db"));
+  const year = 365 * 86_400_000;
+  const now = Date.now();
+  const all = Array.from({ length: count }, (_, i) => {
+    const { session, content } = dataset.memories[i % dataset.memories.length]!;
+    const at = now - year + Math.floor((i / count) * year);
+    const round = Math.floor(i / dataset.memories.length);
+    return {
+      content,
+      source: `${session}-${round}`,
+      type: "episodic" as const,
+      createdAt: at,
+      validFrom: at,
+    };
+  });
+  for (let start = 0; start < count; start += 1_000) store.add(all.slice(start, start + 1_000));
+  store.close();
+}
+
 interface RunCase {
   name: string;
   argv: string[];
@@ -147,6 +184,12 @@ interface RunCase {
   target?: number;
   /** Sessions seeded in its data dir. */
   seeded?: number;
+}
+
+/** Memory on against memory off, both with the same memories, compared with each other. */
+interface MemoryPair {
+  off: RunCase;
+  on: RunCase;
 }
 
 async function main(): Promise<void> {
@@ -166,15 +209,17 @@ async function main(): Promise<void> {
   };
   const floorEnv = { ...base, URL: server.url, OPENAI_API_KEY: "sk-test-fake" };
   /** ion's environment with its own data dir (config dir empty: only built-in defaults). */
-  const ionEnv = (data: string) => ({
+  const ionEnv = (data: string, config = "config") => ({
     ...base,
     OPENAI_BASE_URL: `${server.url}/v1`,
     OPENAI_API_KEY: "sk-test-fake",
-    ION_CONFIG_DIR: join(sandbox, "config"),
+    ION_CONFIG_DIR: join(sandbox, config),
     ION_DATA_DIR: join(sandbox, data),
     XDG_CACHE_HOME: join(sandbox, "cache"),
   });
-  for (const dir of ["home", "config", "work"]) mkdirSync(join(sandbox, dir), { recursive: true });
+  for (const dir of ["home", "config", "config-no-memory", "work"])
+    mkdirSync(join(sandbox, dir), { recursive: true });
+  writeFileSync(join(sandbox, "config-no-memory", "config.json"), '{"memory":{"enabled":false}}\n');
   const cwd = join(sandbox, "work");
   const run = (...flags: string[]) => [ion, "run", "-m", MODEL, ...flags, "hi"];
 
@@ -203,6 +248,26 @@ async function main(): Promise<void> {
       failed: "",
     });
   }
+
+  for (const data of ["data-memory-off", "data-memory-on"]) seedMemories(join(sandbox, data), MEMORIES);
+  const ask = [ion, "run", "-m", MODEL, QUESTION];
+  const memory: MemoryPair = {
+    off: {
+      name: "question, memory off",
+      argv: ask,
+      env: ionEnv("data-memory-off", "config-no-memory"),
+      samples: [],
+      failed: "",
+    },
+    on: {
+      name: `question, memory on, ${MEMORIES.toLocaleString("en")} memories`,
+      argv: ask,
+      env: ionEnv("data-memory-on"),
+      samples: [],
+      failed: "",
+    },
+  };
+  cases.push(memory.off, memory.on);
 
   const rss: number[] = [];
   let rssHow = "";
@@ -284,6 +349,22 @@ async function main(): Promise<void> {
         pass,
       });
     }
+  }
+  if (memory.off.samples.length > 0 && memory.on.samples.length > 0) {
+    const ratio = med(memory.on) / med(memory.off);
+    const pass = ratio <= MEMORY_TARGET;
+    process.stdout.write(
+      `${"".padEnd(width)}  memory on / off ${ratio.toFixed(2)}×  (target ≤ ${MEMORY_TARGET}×)  ${verdict(pass)}\n`,
+    );
+    rows.push({
+      bench: "one-shot",
+      name: `  memory on / off, ${MEMORIES.toLocaleString("en")} memories`,
+      value: ms(med(memory.on)),
+      floor: ms(med(memory.off)),
+      ratio,
+      target: `≤ ${MEMORY_TARGET}×`,
+      pass,
+    });
   }
   const peak = Math.max(0, ...rss);
   if (peak > 0) {
