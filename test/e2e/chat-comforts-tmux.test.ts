@@ -198,7 +198,8 @@ describe.skipIf(!HAS_TMUX)("the chat's comforts in a terminal", () => {
     using rig = new Rig();
     await rig.box.writeConfig({ model: MODEL });
     // A stand-in xclip on a PATH with only it, a shell and tmux: it keeps what it is given, or fails
-    // once told to.
+    // once told to — after reading its input, as the real one does, so the failure is its exit status
+    // and never a write to a pipe already closed.
     const bin = join(rig.box.root, "bin");
     const kept = join(rig.box.root, "clipboard.txt");
     const failing = join(rig.box.root, "xclip-fails");
@@ -207,7 +208,7 @@ describe.skipIf(!HAS_TMUX)("the chat's comforts in a terminal", () => {
     const xclip = join(bin, "xclip");
     writeFileSync(
       xclip,
-      `#!/bin/sh\n[ "$*" = "-selection clipboard" ] || exit 2\n[ -e '${failing}' ] && exit 1\nexec ${Bun.which("cat")} > '${kept}'\n`,
+      `#!/bin/sh\n[ "$*" = "-selection clipboard" ] || exit 2\n[ -e '${failing}' ] && { ${Bun.which("cat")} > /dev/null; exit 1; }\nexec ${Bun.which("cat")} > '${kept}'\n`,
     );
     chmodSync(xclip, 0o755);
     const term = await rig.chat(["chat"], { PATH: bin, DISPLAY: ":99", WAYLAND_DISPLAY: "" });
