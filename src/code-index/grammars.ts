@@ -36,11 +36,15 @@ const SOURCES: Record<LanguageId, { wasm: string; tags: string }> = {
   go: { wasm: goWasm, tags: goTags },
 };
 
-/** A language ready to use: one parser set to it and its compiled tags query. */
+/** A language ready to use: one parser set to it and its tags query. */
 export interface Grammar {
   language: Language;
   parser: Parser;
-  tags: Query;
+  /**
+   * The tags query, compiled on first call: compiling TypeScript's takes 50–200 ms, more than
+   * loading the grammar, and a parse-only run never needs it.
+   */
+  tags(): Query;
 }
 
 type TreeSitter = typeof import("web-tree-sitter");
@@ -76,5 +80,6 @@ async function loadGrammar(id: LanguageId): Promise<Grammar> {
   const language = await Language.load(new Uint8Array(await Bun.file(source.wasm).arrayBuffer()));
   const parser = new Parser();
   parser.setLanguage(language);
-  return { language, parser, tags: new Query(language, source.tags) };
+  let tags: Query | undefined;
+  return { language, parser, tags: () => (tags ??= new Query(language, source.tags)) };
 }

@@ -21,7 +21,7 @@ interface Tag {
 
 /** The definitions and references of a parsed file, in source order. */
 export function tagsFromTree(grammar: Grammar, tree: Tree, text: string, language: LanguageId): FileTags {
-  const tags = uniqueTags(grammar.tags.matches(tree.rootNode));
+  const tags = uniqueTags(grammar.tags().matches(tree.rootNode));
   const definitions: SymbolDef[] = [];
   const references: SymbolRef[] = [];
   const definitionNodes: { definition: SymbolDef; node: Node }[] = [];
