@@ -1,0 +1,238 @@
+/**
+ * Reading the index: definitions by name (exact, then ignoring case, then by the words of the name),
+ * a file's outline, references to a name with the definition each sits in, and the file graph the
+ * repo map ranks. Paths are relative to the project's root, `/`-separated.
+ *
+ *   findDefinitions(db, "retry", 50)  → { match: "exact", total: 2, hits: [{ path: "src/net.ts", line: 40, … }] }
+ *   findDefinitions(db, "httpreq", 50) → { match: "fuzzy", … parseHttpRequest … }
+ *   findReferences(db, "retry", 50)   → { total: 7, hits: [{ path: "src/a.ts", line: 9, enclosing: { name: "load", … } }] }
+ */
+import type { Database } from "bun:sqlite";
+import { prefixQuery } from "./store-words.ts";
+
+/** A definition found. */
+export interface SymbolHit {
+  path: string;
+  line: number;
+  endLine: number;
+  kind: string;
+  name: string;
+  signature: string;
+  parent?: string;
+}
+
+/** A reference found, with the innermost definition around it (the caller of a called function). */
+export interface RefHit {
+  path: string;
+  line: number;
+  kind: string;
+  name: string;
+  enclosing?: { name: string; kind: string; line: number };
+}
+
+/** How a lookup matched: the name as written, ignoring case, or by the words of names. */
+export type MatchKind = "exact" | "case-insensitive" | "fuzzy";
+
+export interface DefinitionLookup {
+  hits: SymbolHit[];
+  /** All matches, of which `hits` are the first `limit`. */
+  total: number;
+  match: MatchKind | "none";
+}
+
+export interface ReferenceLookup {
+  hits: RefHit[];
+  total: number;
+}
+
+/** The file graph for the repo map: an edge from a file referencing a name to each file defining it. */
+export interface FileGraph {
+  /** Every parsed file, by path. */
+  files: string[];
+  /** `[referencing file, defining file, weight]`: the references, split evenly among a name's definers. */
+  edges: [string, string, number][];
+  /** Each file's definitions in line order. */
+  definitionsByFile: Map<string, SymbolHit[]>;
+}
+
+/**
+ * A name defined in more files than this (`constructor`, `toString`, `get`, `run`) is a convention,
+ * not a dependency: a reference to it says nothing about which file it uses, so it makes no edge.
+ * Five keeps a name a few modules share (an interface and its two implementations) and drops the
+ * method names every class has; the map's focus uses the same cut for mentioned names.
+ */
+export const MAX_DEFINERS = 5;
+
+const HIT_COLUMNS = "f.path, s.line, s.end_line AS endLine, s.kind, s.name, s.signature, s.parent";
+
+interface HitRow extends Omit<SymbolHit, "parent"> {
+  parent: string | null;
+}
+
+const toHit = ({ parent, ...row }: HitRow): SymbolHit => (parent === null ? row : { ...row, parent });
+
+/** Definitions named exactly `name`; failing that, named `name` in any case. */
+export function definitions(db: Database, name: string, limit: number): DefinitionLookup {
+  const exact = db
+    .query(
+      `SELECT ${HIT_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id
+       WHERE s.name = ?1 AND s.name = ?1 COLLATE BINARY ORDER BY f.path, s.line LIMIT ?2`,
+    )
+    .all(name, limit) as HitRow[];
+  if (exact.length > 0) {
+    const total =
+      exact.length < limit ? exact.length : countWhere(db, "name = ?1 AND name = ?1 COLLATE BINARY", name);
+    return { hits: exact.map(toHit), total, match: "exact" };
+  }
+  const folded = db
+    .query(
+      `SELECT ${HIT_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id
+       WHERE s.name = ?1 ORDER BY f.path, s.line LIMIT ?2`,
+    )
+    .all(name, limit) as HitRow[];
+  if (folded.length === 0) return { hits: [], total: 0, match: "none" };
+  const total = folded.length < limit ? folded.length : countWhere(db, "name = ?1", name);
+  return { hits: folded.map(toHit), total, match: "case-insensitive" };
+}
+
+function countWhere(db: Database, where: string, name: string): number {
+  return (db.query(`SELECT count(*) AS n FROM symbols WHERE ${where}`).get(name) as { n: number }).n;
+}
+
+/**
+ * Definitions whose names have words starting with each of the query's words ("httpReq" finds
+ * parseHttpRequest), best first by FTS5's bm25 (which favours names with fewer other words). When no name has such words, names
+ * containing the query anywhere ("ttpreq"), shortest first.
+ */
+export function fuzzyDefinitions(db: Database, query: string, limit: number): DefinitionLookup {
+  const match = prefixQuery(query);
+  const byWords = match === undefined ? undefined : matchedByWords(db, match, limit);
+  if (byWords && byWords.total > 0) return byWords;
+  const text = query.trim();
+  if (text === "") return { hits: [], total: 0, match: "none" };
+  const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const matched = `SELECT name, length(name) AS score FROM names WHERE name LIKE ?1 ESCAPE '\\'`;
+  return rankedByName(db, matched, pattern, limit);
+}
+
+function matchedByWords(db: Database, match: string, limit: number): DefinitionLookup {
+  const matched = `SELECT n.name, bm25(names_fts) AS score
+    FROM names_fts JOIN names n ON n.id = names_fts.rowid WHERE names_fts MATCH ?1`;
+  return rankedByName(db, matched, match, limit);
+}
+
+/** The definitions of the names `matched` selects (name, score), lowest score first. */
+function rankedByName(db: Database, matched: string, param: string, limit: number): DefinitionLookup {
+  const from = `FROM (${matched}) m JOIN symbols s ON s.name = m.name AND s.name = m.name COLLATE BINARY
+    JOIN files f ON f.id = s.file_id`;
+  const hits = db
+    .query(`SELECT ${HIT_COLUMNS} ${from} ORDER BY m.score, s.name, f.path, s.line LIMIT ?2`)
+    .all(param, limit) as HitRow[];
+  if (hits.length === 0) return { hits: [], total: 0, match: "none" };
+  const total =
+    hits.length < limit
+      ? hits.length
+      : (db.query(`SELECT count(*) AS n ${from}`).get(param) as { n: number }).n;
+  return { hits: hits.map(toHit), total, match: "fuzzy" };
+}
+
+/** What a user typing a name means: the name exactly, else in any case, else by its words. */
+export function findDefinitions(db: Database, query: string, limit: number): DefinitionLookup {
+  const found = definitions(db, query.trim(), limit);
+  return found.total > 0 ? found : fuzzyDefinitions(db, query, limit);
+}
+
+/** A file's definitions in line order (an enclosing definition before those inside it). */
+export function outline(db: Database, path: string): SymbolHit[] {
+  const rows = db
+    .query(
+      `SELECT ${HIT_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id
+       WHERE f.path = ?1 ORDER BY s.line, s.end_line DESC`,
+    )
+    .all(path) as HitRow[];
+  return rows.map(toHit);
+}
+
+/** References to exactly `name`, by path and line; with `enclosing`, each with the innermost definition around it. */
+export function findReferences(
+  db: Database,
+  name: string,
+  limit: number,
+  enclosing: boolean,
+): ReferenceLookup {
+  const rows = db
+    .query(
+      `SELECT f.path, r.file_id AS fileId, r.line, r.kind, r.name FROM refs r JOIN files f ON f.id = r.file_id
+       WHERE r.name = ?1 ORDER BY f.path, r.line LIMIT ?2`,
+    )
+    .all(name, limit) as (Omit<RefHit, "enclosing"> & { fileId: number })[];
+  const total =
+    rows.length < limit
+      ? rows.length
+      : (db.query("SELECT count(*) AS n FROM refs WHERE name = ?1").get(name) as { n: number }).n;
+  if (!enclosing) return { hits: rows.map(({ fileId: _, ...hit }) => hit), total };
+  const around = db.query(
+    `SELECT name, kind, line FROM symbols WHERE file_id = ?1 AND line <= ?2 AND end_line >= ?2
+     ORDER BY line DESC, end_line LIMIT 1`,
+  );
+  const hits = rows.map(({ fileId, ...hit }): RefHit => {
+    const within = around.get(fileId, hit.line) as RefHit["enclosing"] | null;
+    return within ? { ...hit, enclosing: within } : hit;
+  });
+  return { hits, total };
+}
+
+/**
+ * The reference graph between files (see FileGraph). A reference to a name its own file defines is
+ * taken to mean that definition and makes no edge; a name defined in more than MAX_DEFINERS files
+ * makes none either.
+ */
+export function fileGraph(db: Database): FileGraph {
+  const fileRows = db.query("SELECT id, path FROM files WHERE skipped IS NULL ORDER BY path").all() as {
+    id: number;
+    path: string;
+  }[];
+  const pathOf = new Map(fileRows.map(({ id, path }) => [id, path]));
+  const definitionsByFile = new Map<string, SymbolHit[]>();
+  const definers = new Map<string, number[]>();
+  const defRows = db
+    .query(
+      `SELECT s.file_id AS fileId, s.line, s.end_line AS endLine, s.kind, s.name, s.signature, s.parent
+       FROM symbols s ORDER BY s.file_id, s.line, s.end_line DESC`,
+    )
+    .all() as (Omit<HitRow, "path"> & { fileId: number })[];
+  for (const { fileId, ...row } of defRows) {
+    const path = pathOf.get(fileId);
+    if (path === undefined) continue;
+    const list = definitionsByFile.get(path);
+    const hit = toHit({ ...row, path });
+    if (list) list.push(hit);
+    else definitionsByFile.set(path, [hit]);
+    const files = definers.get(row.name);
+    if (!files) definers.set(row.name, [fileId]);
+    else if (files[files.length - 1] !== fileId) files.push(fileId); // rows come by file: distinct by construction
+  }
+
+  const weights = new Map<number, Map<number, number>>();
+  const refRows = db
+    .query("SELECT name, file_id AS fileId, count(*) AS n FROM refs GROUP BY name, file_id")
+    .all() as { name: string; fileId: number; n: number }[];
+  for (const { name, fileId, n } of refRows) {
+    const targets = definers.get(name);
+    if (!targets || targets.length > MAX_DEFINERS || targets.includes(fileId)) continue;
+    const out = weights.get(fileId) ?? new Map<number, number>();
+    weights.set(fileId, out);
+    for (const target of targets) out.set(target, (out.get(target) ?? 0) + n / targets.length);
+  }
+  const edges: [string, string, number][] = [];
+  for (const [from, out] of weights) {
+    const fromPath = pathOf.get(from);
+    if (fromPath === undefined) continue;
+    for (const [to, weight] of out) {
+      const toPath = pathOf.get(to);
+      if (toPath !== undefined) edges.push([fromPath, toPath, weight]);
+    }
+  }
+  edges.sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]));
+  return { files: fileRows.map(({ path }) => path), edges, definitionsByFile };
+}
