@@ -1,3 +1,5 @@
+import type { Message } from "../providers/types.ts";
+import { MAX_DEFINERS } from "./query.ts";
 import type { MapFocus, RepoGraph } from "./repo-map.ts";
 
 /**
@@ -10,8 +12,10 @@ import type { MapFocus, RepoGraph } from "./repo-map.ts";
 
 /** A file name that several files share (`index.ts`) says too little to lean toward all of them. */
 const MAX_FILES_PER_NAME = 3;
-/** A mentioned name defined in more files than this (`run`, `get`) is too common to mean one thing. */
-const MAX_DEFINERS = 5;
+/** Messages at the end of the conversation the focus is taken from. */
+const FOCUS_MESSAGES = 12;
+/** The map's size when neither the call nor the config says (config `index.map_tokens`' default). */
+export const DEFAULT_MAP_TOKENS = 1000;
 /** Words shorter than this are ignored: too many short names are also ordinary words. */
 const MIN_NAME_LENGTH = 4;
 
@@ -54,6 +58,20 @@ export function focusFrom(text: string, graph: RepoGraph): MapFocus {
       definers.set(name, (definers.get(name) ?? 0) + 1);
     }
   }
+  // A name defined in many files (`run`, `get`) is too common to mean one thing: the graph's own cut.
   const names = [...definers].filter(([, count]) => count <= MAX_DEFINERS).map(([name]) => name);
   return { files: [...files], names };
+}
+
+/**
+ * The text of the conversation's last messages (what the user asked and the model said), without
+ * context messages: a repo map or recalled memories there would lean the map toward everything.
+ */
+export function conversationText(messages: readonly Message[]): string {
+  const parts: string[] = [];
+  for (const message of messages.slice(-FOCUS_MESSAGES)) {
+    if (message.role === "user" && message.context) continue;
+    for (const block of message.content) if (block.type === "text") parts.push(block.text);
+  }
+  return parts.join("\n");
 }

@@ -5,7 +5,7 @@
 import type { SubagentType } from "../tools/task.ts";
 
 /** The tools a file reader needs: every read-only type gets them. */
-export const READ_TOOLS: readonly string[] = ["read_file", "list_files", "glob", "grep"];
+export const READ_TOOLS: readonly string[] = ["read_file", "list_files", "glob", "grep", "symbols"];
 
 export interface BuiltinType {
   /** What it is for, as its system prompt tells it. */

@@ -24,6 +24,7 @@ const LOADERS: Record<string, () => Promise<AgentTool>> = {
   list_files: () => import("./list-files.ts").then((m) => m.listFilesTool),
   glob: () => import("./glob.ts").then((m) => m.globTool),
   grep: () => import("./grep.ts").then((m) => m.grepTool),
+  symbols: () => import("./symbols.ts").then((m) => m.symbolsTool),
   edit_file: () => import("./edit-file.ts").then((m) => m.editFileTool),
   write_file: () => import("./write-file.ts").then((m) => m.writeFileTool),
   bash: () => import("./bash.ts").then((m) => m.bashTool),

@@ -7,6 +7,7 @@ import { listFilesTool } from "./list-files.ts";
 import { planTool } from "./plan.ts";
 import { readFileTool } from "./read-file.ts";
 import { skillTool } from "./skill.ts";
+import { symbolsTool } from "./symbols.ts";
 import { taskTool } from "./task.ts";
 import type { AgentTool } from "./types.ts";
 import { webFetchTool } from "./web-fetch.ts";
@@ -40,6 +41,7 @@ export function builtinToolEntries(): ToolEntry[] {
     listFilesTool,
     globTool,
     grepTool,
+    symbolsTool,
     editFileTool,
     writeFileTool,
     bashTool,

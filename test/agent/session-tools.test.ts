@@ -53,7 +53,9 @@ describe("AgentSession: the tool registry", () => {
     const marker = join(box.root, "closed.txt");
     const session = await AgentSession.open(options(box));
     const index = tool("build_index", {}, async () => {
-      session.registry.add(tool("symbols", { close: async () => writeFileSync(marker, "symbols closed") }));
+      session.registry.add(
+        tool("find_symbol", { close: async () => writeFileSync(marker, "find_symbol closed") }),
+      );
       return { content: "indexed", is_error: false };
     });
     session.registry.add(index);
@@ -61,13 +63,13 @@ describe("AgentSession: the tool registry", () => {
     server.enqueueReply("openai", { text: "Indexed." });
     await turn(session, "index the project");
     expect(offeredIn(0)).toContain("build_index");
-    expect(offeredIn(0)).not.toContain("symbols");
-    expect(offeredIn(1)).toContain("symbols");
+    expect(offeredIn(0)).not.toContain("find_symbol");
+    expect(offeredIn(1)).toContain("find_symbol");
     // The built-ins are still offered beside them, in their order, first.
     expect(offeredIn(1).slice(0, 2)).toEqual(["read_file", "list_files"]);
     expect(() => readFileSync(marker)).toThrow();
     await session.close();
-    expect(readFileSync(marker, "utf8")).toBe("symbols closed");
+    expect(readFileSync(marker, "utf8")).toBe("find_symbol closed");
   });
 
   test("a deferred tool is not sent until activated", async () => {

@@ -96,6 +96,7 @@ describe("the researcher subagent", () => {
       "list_files",
       "glob",
       "grep",
+      "symbols",
       "web_fetch",
     ]);
     // The other read-only types do not get web_fetch.

@@ -55,13 +55,15 @@ describe("ion agents", () => {
         "name: explorer",
         "description: find and read what the task asks about; you cannot change files",
         "source: built-in",
-        "tools: read_file, list_files, glob, grep",
+        "tools: read_file, list_files, glob, grep, symbols",
         "model: subagents.fast_model when set, else inherit",
         "",
       ].join("\n"),
     );
     const reviewer = await box.run(["agents", "show", "reviewer"]);
-    expect(reviewer.stdout).toContain("tools: read_file, list_files, glob, grep, bash\nmodel: inherit\n");
+    expect(reviewer.stdout).toContain(
+      "tools: read_file, list_files, glob, grep, symbols, bash\nmodel: inherit\n",
+    );
     const missing = await box.run(["agents", "show", "nobody"]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("no custom agent named nobody");

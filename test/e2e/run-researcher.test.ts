@@ -70,6 +70,7 @@ test("a researcher child offers exactly the read tools and web_fetch, and gets t
     "grep",
     "list_files",
     "read_file",
+    "symbols",
     "web_fetch",
   ]);
   const pageResult = String(sent[2]?.messages.find((m) => m.role === "tool")?.content);

@@ -56,6 +56,7 @@ test("a task call runs a child whose lines carry parent_tool_use_id and whose to
     "grep",
     "list_files",
     "read_file",
+    "symbols",
   ]);
   const toolResult = sent[3]?.messages.find((m) => m.role === "tool");
   expect(String(toolResult?.content)).toContain("It says 42.");

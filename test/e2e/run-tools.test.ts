@@ -87,6 +87,7 @@ describe.each(WIRES)("tools over the $wire wire", ({ wire, model, env }) => {
       "list_files",
       "glob",
       "grep",
+      "symbols",
       "edit_file",
       "write_file",
       "bash",

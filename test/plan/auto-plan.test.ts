@@ -54,6 +54,7 @@ describe("plan.auto", () => {
       "grep",
       "list_files",
       "read_file",
+      "symbols",
     ]);
     expect(JSON.stringify(designer.messages.at(-1))).toContain(LONG);
 

@@ -77,9 +77,9 @@ describe("the task tool", () => {
     await session.close();
 
     expect(server.requests).toHaveLength(4);
-    // The parent is offered task; the child (an explorer) only the read tools: no task, no edits, no bash.
+    // The parent is offered task; the child (an explorer) only the read tools (symbols too): no task, no edits, no bash.
     expect(toolNames(0)).toContain("task");
-    expect(toolNames(1).sort()).toEqual(["glob", "grep", "list_files", "read_file"]);
+    expect(toolNames(1).sort()).toEqual(["glob", "grep", "list_files", "read_file", "symbols"]);
     // The child's context: a system prompt naming its role and the task's prompt, none of the parent's conversation.
     const childMessages = bodyOf(1).messages;
     expect(childMessages.map((m) => m.role)).toEqual(["system", "user"]);

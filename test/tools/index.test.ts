@@ -10,6 +10,7 @@ import { builtinTools, skillTool } from "../../src/tools/index.ts";
 import { listFilesTool } from "../../src/tools/list-files.ts";
 import { readFileTool } from "../../src/tools/read-file.ts";
 import { skillTool as eagerSkillTool } from "../../src/tools/skill.ts";
+import { symbolsTool } from "../../src/tools/symbols.ts";
 import { webFetchTool } from "../../src/tools/web-fetch.ts";
 import { writeFileTool } from "../../src/tools/write-file.ts";
 
@@ -24,6 +25,7 @@ test("the offered specs are exactly the tools' own, in order, with the same read
     listFilesTool,
     globTool,
     grepTool,
+    symbolsTool,
     editFileTool,
     writeFileTool,
     bashTool,
