@@ -15,6 +15,7 @@ const COMMANDS: Record<string, LoadCommand> = {
   run: () => import("./commands/run.ts").then((m) => m.default as CommandDef),
   sessions: () => import("./commands/sessions.ts").then((m) => m.default as CommandDef),
   memory: () => import("./commands/memory.ts").then((m) => m.default as CommandDef),
+  index: () => import("./commands/index.ts").then((m) => m.default as CommandDef),
   reset: () => import("./commands/reset.ts").then((m) => m.default as CommandDef),
   config: () => import("./commands/config.ts").then((m) => m.default as CommandDef),
   models: () => import("./commands/models.ts").then((m) => m.default as CommandDef),

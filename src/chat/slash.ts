@@ -12,6 +12,7 @@ import { type SlashCommand, SlashRegistry } from "./registry.ts";
 import { contextCommand, skillCommand, skillsCommand } from "./slash-context.ts";
 import { copyCommand } from "./slash-copy.ts";
 import { costCommand } from "./slash-cost.ts";
+import { indexCommand } from "./slash-index.ts";
 import { mcpCommand } from "./slash-mcp.ts";
 import { memoryCommand } from "./slash-memory.ts";
 import { planCommand } from "./slash-plan.ts";
@@ -322,6 +323,7 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     mcpCommand,
     planCommand,
     memoryCommand,
+    indexCommand,
     quit,
   );
 }

@@ -144,6 +144,8 @@ async function openChatSession(
   const { ensureModelConfigured } = await import("./run-model.ts");
   // Memory learns and recalls through the session's file of turns: nothing with --no-session.
   const memory = args.session === false ? [] : [new (await import("../memory/extension.ts")).SessionMemory()];
+  // The repo map a chat starts with, when the project has a code index (`ion index`).
+  const repoMap = new (await import("../code-index/extension.ts")).SessionRepoMap();
   return AgentSession.open({
     cwd,
     env,
@@ -158,7 +160,7 @@ async function openChatSession(
     log: options.log,
     ensureModel: () => ensureModelConfigured({ interactive, cwd, env }),
     projectTrust,
-    extensions: [...hooks, new SessionPlan(subagents), subagents, ...memory],
+    extensions: [...hooks, new SessionPlan(subagents), subagents, ...memory, repoMap],
     // Without -c a busy latest session is passed over for a new one; `-c` asks for that one.
     skipBusyLatest: args.continue !== true,
     choice: {

@@ -1,6 +1,6 @@
 import { embeddingModelId } from "../memory/embeddings.ts";
 import { type MemoryStats, memoryDbPath } from "../memory/store.ts";
-import { count } from "../util/numbers.ts";
+import { byteSize, count } from "../util/numbers.ts";
 import { parseStrict, tildePath } from "./_shared.ts";
 import { statsArgs } from "./memory.ts";
 import { MEMORY_TYPES, memoryConfig, memoryExists, openMemoryStore } from "./memory-common.ts";
@@ -53,7 +53,7 @@ export async function memoryStats(rawArgs: string[]): Promise<void> {
   const types = MEMORY_TYPES.map((type) => `${count(stats.byType[type] ?? 0)} ${type}`).join(", ");
   const rows: [string, string][] = [
     ["memory", enabled ? "on" : "off (memory.enabled: false): nothing is learnt or recalled"],
-    ["database", `${tildePath(memoryDbPath(env))} (${sizeText(stats.bytes)})`],
+    ["database", `${tildePath(memoryDbPath(env))} (${byteSize(stats.bytes)})`],
     [
       "memories",
       `${count(stats.count)} (${count(stats.valid)} valid, ${count(stats.count - stats.valid)} forgotten; ${types})`,
@@ -66,10 +66,4 @@ export async function memoryStats(rawArgs: string[]): Promise<void> {
   ];
   const lines = rows.map(([label, value]) => `${`${label}:`.padEnd(13)}${value}`);
   process.stdout.write(`${lines.join("\n")}\n`);
-}
-
-function sizeText(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

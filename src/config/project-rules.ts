@@ -56,6 +56,8 @@ const PROJECT_RULES: RuleTree = {
   subagents: "project",
   // Turning memory off for a project is its choice; what is recalled, and where embeddings go, is the user's.
   memory: { enabled: "project" },
+  // The repo map's size only shapes the context a chat starts with; it reads nothing outside the project.
+  index: { map_tokens: "project" },
   tools: "trusted",
   permissions: "trusted",
   hooks: "trusted",
@@ -126,7 +128,7 @@ export function ignoredKeyWarnings(file: string, userFile: string, ignored: read
     lines.push(
       `ignored ${userOnly} in ${file}: a project file can set only provider, model, preamble, ` +
         `context_window, thinking, providers.<id>.{type,name,models,context_window,resend_reasoning_content}, history.compact_threshold, ` +
-        `network.idle_timeout_s, plan.auto, chat.notify_after_s, mcp.{startup_timeout_ms,tool_timeout_ms}, subagents.{fast_model,max_turns} and memory.enabled; set the rest in ${userFile}`,
+        `network.idle_timeout_s, plan.auto, chat.notify_after_s, mcp.{startup_timeout_ms,tool_timeout_ms}, subagents.{fast_model,max_turns}, memory.enabled and index.map_tokens; set the rest in ${userFile}`,
     );
   return lines;
 }

@@ -109,6 +109,12 @@ export const ConfigSchema = z.strictObject({
       recency_half_life_days: z.optional(z.number().check(z.positive())),
     }),
   ),
+  index: z.optional(
+    z.strictObject({
+      /** Tokens of the repo map a chat starts with when the project has a code index (default 1 000); 0: none. */
+      map_tokens: z.optional(z.number().check(z.int(), z.minimum(0), z.maximum(16_000))),
+    }),
+  ),
   hooks: z.optional(z.record(z.string(), z.unknown())),
   /**
    * Claude Code's `mcpServers` (name → {command,args,env,cwd} | {type:"http"|"sse",url,headers}). Each

@@ -1,0 +1,66 @@
+import type { PromptInfo, SessionExtension, SessionStartInfo } from "../agent/session-extension.ts";
+import type { Env } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import { messageOf } from "../util/error-text.ts";
+import { DEFAULT_MAP_TOKENS } from "./map-focus.ts";
+
+/**
+ * The chat's repo map: when the project has a code index and `index.map_tokens` is above 0 (default
+ * 1 000), a chat's first turn starts with one context message holding the map, leaning toward what
+ * the prompt mentions. It is saved with the turn like any context message and never repeated while
+ * the conversation holds it (after /clear or a compaction that dropped it, the next turn adds it again).
+ * The system prompt never changes, so the provider's prompt cache keeps working.
+ *
+ * Nothing of the index loads until a turn asks: a project without an index costs a stat.
+ */
+
+export const INDEX_EXTENSION = "index";
+
+const HEADING =
+  "Repository map from ion's code index: the most referenced files of this project, each with its main " +
+  "definitions as `line: signature`. The symbols tool finds any definition, outline or reference.";
+
+export class SessionRepoMap implements SessionExtension {
+  readonly name = INDEX_EXTENSION;
+  private setup: { cwd: string; env: Env; config: Config; notice: (text: string) => void } | undefined;
+
+  async sessionStart(info: SessionStartInfo): Promise<void> {
+    if (!info.config || !info.env) return;
+    this.setup = { cwd: info.cwd, env: info.env, config: info.config, notice: info.notice ?? (() => {}) };
+  }
+
+  async turnContext(prompt: PromptInfo): Promise<string | undefined> {
+    const setup = this.setup;
+    const tokens = setup?.config.index?.map_tokens ?? DEFAULT_MAP_TOKENS;
+    if (!setup || tokens <= 0) return undefined;
+    if (prompt.messages.some((m) => m.role === "user" && m.context?.source === INDEX_EXTENSION))
+      return undefined;
+    try {
+      return await repoMapContext(setup.cwd, setup.env, tokens, prompt);
+    } catch (err) {
+      // A locked or damaged index costs the chat its map, never the turn.
+      setup.notice(`warning: code index: ${messageOf(err)}`);
+      return undefined;
+    }
+  }
+}
+
+async function repoMapContext(
+  cwd: string,
+  env: Env,
+  tokens: number,
+  prompt: PromptInfo,
+): Promise<string | undefined> {
+  const { existingIndex } = await import("./project-index.ts");
+  const project = existingIndex(cwd, env);
+  if (!project) return undefined;
+  await project.refresh();
+  const [{ renderRepoMap }, { conversationText, focusFrom }] = await Promise.all([
+    import("./repo-map.ts"),
+    import("./map-focus.ts"),
+  ]);
+  const graph = project.index.fileGraph();
+  const said = `${conversationText(prompt.messages)}\n${prompt.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")}`;
+  const map = renderRepoMap(graph, { tokens, focus: focusFrom(said, graph), heading: HEADING });
+  return map.text === "" ? undefined : map.text;
+}
