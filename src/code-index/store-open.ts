@@ -9,6 +9,25 @@ import { dirname } from "node:path";
 import { BUSY_TIMEOUT_MS } from "../memory/store-open.ts";
 import { migrate, refuseNewer } from "./store-schema.ts";
 
+/**
+ * Switches the file to WAL. While another process switches the same new file, SQLite answers
+ * SQLITE_BUSY at once, without waiting out the busy timeout (two `ion index` started together failed
+ * so about one time in thirty): try again until the timeout has passed.
+ */
+function enterWal(db: Database): void {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.query("PRAGMA journal_mode = WAL").get();
+      return;
+    } catch (err) {
+      const busy = err instanceof Error && "code" in err && err.code === "SQLITE_BUSY";
+      if (!busy || performance.now() > deadline) throw err;
+      Bun.sleepSync(5);
+    }
+  }
+}
+
 /** Opens (creating when missing) and migrates the index. Throws SQLite's error when it is unusable. */
 export function connect(path: string, root: string): Database {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -18,7 +37,7 @@ export function connect(path: string, root: string): Database {
   try {
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     refuseNewer(db, path); // before anything writes, so a newer ion's file is left byte for byte
-    db.query("PRAGMA journal_mode = WAL").get();
+    enterWal(db);
     // The index is derived data: a commit lost to a power cut is re-parsed by the next update.
     db.run("PRAGMA synchronous = NORMAL");
     // Reads through a memory map: a fresh process's first lookup reads its pages without a syscall each.
