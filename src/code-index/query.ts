@@ -160,26 +160,28 @@ export function findReferences(
   limit: number,
   enclosing: boolean,
 ): ReferenceLookup {
-  const rows = db
+  const groups = db
     .query(
-      `SELECT f.path, r.file_id AS fileId, r.line, r.kind, r.name FROM refs r JOIN files f ON f.id = r.file_id
-       WHERE r.name = ?1 ORDER BY f.path, r.line LIMIT ?2`,
+      `SELECT f.path, r.file_id AS fileId, r.kind, r.lines FROM refs r JOIN files f ON f.id = r.file_id
+       WHERE r.name = ?1 ORDER BY f.path`,
     )
-    .all(name, limit) as (Omit<RefHit, "enclosing"> & { fileId: number })[];
-  const total =
-    rows.length < limit
-      ? rows.length
-      : (db.query("SELECT count(*) AS n FROM refs WHERE name = ?1").get(name) as { n: number }).n;
-  if (!enclosing) return { hits: rows.map(({ fileId: _, ...hit }) => hit), total };
+    .all(name) as { path: string; fileId: number; kind: string; lines: string }[];
+  const all: (RefHit & { fileId: number })[] = [];
+  for (const { path, fileId, kind, lines } of groups)
+    for (const line of lines.split(",")) all.push({ path, line: Number(line), kind, name, fileId });
+  // Groups come by path; within a file, kinds were stored apart.
+  all.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1));
+  const page = all.slice(0, limit);
+  if (!enclosing) return { hits: page.map(({ fileId: _, ...hit }) => hit), total: all.length };
   const around = db.query(
     `SELECT name, kind, line FROM symbols WHERE file_id = ?1 AND line <= ?2 AND end_line >= ?2
      ORDER BY line DESC, end_line LIMIT 1`,
   );
-  const hits = rows.map(({ fileId, ...hit }): RefHit => {
+  const hits = page.map(({ fileId, ...hit }): RefHit => {
     const within = around.get(fileId, hit.line) as RefHit["enclosing"] | null;
     return within ? { ...hit, enclosing: within } : hit;
   });
-  return { hits, total };
+  return { hits, total: all.length };
 }
 
 /**
@@ -215,7 +217,7 @@ export function fileGraph(db: Database): FileGraph {
 
   const weights = new Map<number, Map<number, number>>();
   const refRows = db
-    .query("SELECT name, file_id AS fileId, count(*) AS n FROM refs GROUP BY name, file_id")
+    .query("SELECT name, file_id AS fileId, sum(count) AS n FROM refs GROUP BY name, file_id")
     .all() as { name: string; fileId: number; n: number }[];
   for (const { name, fileId, n } of refRows) {
     const targets = definers.get(name);

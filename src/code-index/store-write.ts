@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { indexedWords } from "./store-words.ts";
-import type { FileTags, LanguageId, SkipReason } from "./types.ts";
+import type { FileTags, LanguageId, SkipReason, SymbolRef } from "./types.ts";
 
 /** What decides whether a file changed, as last stored. */
 export interface StoredFile {
@@ -60,7 +60,10 @@ export function writeBatch(db: Database, batch: Batch): void {
     for (const path of batch.removed) removeFile(db, path);
     const touch = db.query("UPDATE files SET size = ?, mtime_ms = ? WHERE path = ?");
     for (const file of batch.touched) touch.run(file.size, file.mtimeMs, file.path);
+    const lastName = (db.query("SELECT coalesce(max(id), 0) AS id FROM names").get() as { id: number }).id;
     for (const file of batch.parsed) storeFile(db, file);
+    // The names this batch added (rowids only grow within the transaction) go into the FTS index at once.
+    db.query("INSERT INTO names_fts (rowid, words) SELECT id, words FROM names WHERE id > ?").run(lastName);
     db.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'");
   }).immediate();
 }
@@ -104,22 +107,42 @@ function storeFile(db: Database, file: ParsedFile): void {
     // Looked up first: computing the words of a name already stored would be wasted.
     if (!known.get(def.name)) name.run(def.name, indexedWords(def.name));
   }
-  const ref = db.query("INSERT OR IGNORE INTO refs (name, file_id, line, kind) VALUES (?, ?, ?, ?)");
-  for (const reference of tags.references) ref.run(reference.name, id, reference.line, reference.kind);
+  const ref = db.query("INSERT INTO refs (name, file_id, kind, lines, count) VALUES (?, ?, ?, ?, ?)");
+  for (const { name: refName, kind, lines } of groupReferences(tags.references))
+    ref.run(refName, id, kind, lines.join(","), lines.length);
 }
 
-/** Drops names no definition has any more (their FTS rows go with them); run after a full update. */
+/** A file's references grouped by name and kind, each group's lines ascending and distinct. */
+function groupReferences(
+  references: readonly SymbolRef[],
+): { name: string; kind: string; lines: number[] }[] {
+  const groups = new Map<string, { name: string; kind: string; lines: number[] }>();
+  for (const { name, kind, line } of references) {
+    const key = `${name}\0${kind}`;
+    const group = groups.get(key);
+    if (!group) groups.set(key, { name, kind, lines: [line] });
+    else if (!group.lines.includes(line)) group.lines.push(line);
+  }
+  for (const group of groups.values()) group.lines.sort((a, b) => a - b);
+  return [...groups.values()];
+}
+
+/** Drops names no definition has any more, and their FTS rows; run after a full update. */
 export function pruneNames(db: Database): void {
+  const unused = "NOT EXISTS (SELECT 1 FROM symbols WHERE symbols.name = names.name)";
   db.transaction(() => {
-    db.run("DELETE FROM names WHERE NOT EXISTS (SELECT 1 FROM symbols WHERE symbols.name = names.name)");
+    db.run(
+      `INSERT INTO names_fts (names_fts, rowid, words) SELECT 'delete', id, words FROM names WHERE ${unused}`,
+    );
+    db.run(`DELETE FROM names WHERE ${unused}`);
   }).immediate();
 }
 
 /** Empties the index (the root stays recorded) and gives the freed pages back to the file system. */
 export function clearAll(db: Database): void {
   db.transaction(() => {
-    // names' delete trigger takes each name out of names_fts too.
     for (const table of ["files", "symbols", "refs", "names"]) db.run(`DELETE FROM ${table}`);
+    db.run("INSERT INTO names_fts (names_fts) VALUES ('delete-all')");
     db.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'");
   }).immediate();
   db.run("VACUUM");

@@ -207,9 +207,14 @@ export class CodeIndex {
         languages[language] = (languages[language] ?? 0) + n;
       }
     }
-    const count = (table: string) =>
-      (this.db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return { files, symbols: count("symbols"), references: count("refs"), languages, skipped };
+    const total = (sql: string) => (this.db.query(sql).get() as { n: number | null }).n ?? 0;
+    return {
+      files,
+      symbols: total("SELECT count(*) AS n FROM symbols"),
+      references: total("SELECT sum(count) AS n FROM refs"),
+      languages,
+      skipped,
+    };
   }
 
   private openOrReplace(): Database {
