@@ -64,7 +64,9 @@ export function writeBatch(db: Database, batch: Batch): void {
     for (const file of batch.parsed) storeFile(db, file);
     // The names this batch added (rowids only grow within the transaction) go into the FTS index at once.
     db.query("INSERT INTO names_fts (rowid, words) SELECT id, words FROM names WHERE id > ?").run(lastName);
-    db.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'");
+    // Only a change of definitions or references makes a cached file graph stale.
+    if (batch.parsed.length > 0 || batch.removed.length > 0)
+      db.run("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'");
   }).immediate();
 }
 

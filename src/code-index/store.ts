@@ -10,7 +10,6 @@
  *   index.definitions("retry", { limit: 50 })       → SymbolHit[]
  */
 import type { Database } from "bun:sqlite";
-import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { dataDir, type Env } from "../config/paths.ts";
@@ -64,7 +63,7 @@ export interface IndexStatus extends IndexTotals {
 
 /** `<data>/index/<first 16 hex of sha256(realpath(root))>.db`. */
 export function indexDbPath(env: Env, projectRoot: string): string {
-  const key = createHash("sha256").update(realpathSync(projectRoot)).digest("hex").slice(0, 16);
+  const key = new Bun.CryptoHasher("sha256").update(realpathSync(projectRoot)).digest("hex").slice(0, 16);
   return join(dataDir(env), "index", `${key}.db`);
 }
 

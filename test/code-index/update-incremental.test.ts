@@ -104,6 +104,24 @@ describe("an update", () => {
     expect(await update(index)).toMatchObject({ parsedPaths: ["src/big.ts"], skipped: { "too-large": 0 } });
   });
 
+  test("the cached file graph stays while only mtimes move and is read again after an edit, by any process", async () => {
+    const { root, index } = project();
+    await update(index);
+    const graph = index.fileGraph();
+    expect(graph.edges).toEqual([["src/a.ts", "src/b.ts", 1]]); // alpha calls beta
+    bumpMtime(root, "src/a.ts", 5);
+    await update(index);
+    expect(index.fileGraph()).toBe(graph);
+
+    // Another process (another CodeIndex on the same file) removes the call.
+    const other = CodeIndex.open(index.path, root);
+    opened.push(other);
+    write(root, "src/a.ts", "export function alpha(): number {\n  return 1;\n}\n");
+    bumpMtime(root, "src/a.ts", 10);
+    expect(await other.update({ maxBytes: MAX_BYTES })).toMatchObject({ parsedPaths: ["src/a.ts"] });
+    expect(index.fileGraph().edges).toEqual([]);
+  });
+
   test("a file newly ignored by .gitignore is dropped", async () => {
     const { root, index } = project();
     await update(index);
