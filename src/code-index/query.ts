@@ -49,7 +49,11 @@ export interface ReferenceLookup {
 export interface FileGraph {
   /** Every parsed file, by path. */
   files: string[];
-  /** `[referencing file, defining file, weight]`: the references, split evenly among a name's definers. */
+  /**
+   * `[referencing file, defining file, weight]`: per name, the square root of its references (the
+   * tenth call of a name says less than the first), a quarter for a class member (`x.replace()` may be
+   * any object's), split evenly among the name's definers.
+   */
   edges: [string, string, number][];
   /** Each file's definitions in line order. */
   definitionsByFile: Map<string, SymbolHit[]>;
@@ -62,6 +66,13 @@ export interface FileGraph {
  * method names every class has; the map's focus uses the same cut for mentioned names.
  */
 export const MAX_DEFINERS = 5;
+/**
+ * A class member is called through an object (`x.replace()`, `path.join()`), so a reference to its name
+ * may mean any library's method of that name: it counts a quarter (on this project, String.replace and
+ * path.join calls otherwise made two small classes look central).
+ */
+const MEMBER_KINDS: ReadonlySet<string> = new Set(["method", "field", "property"]);
+const MEMBER_SURENESS = 0.25;
 
 const HIT_COLUMNS = "f.path, s.line, s.end_line AS endLine, s.kind, s.name, s.signature, s.parent";
 
@@ -187,7 +198,7 @@ export function findReferences(
 /**
  * The reference graph between files (see FileGraph). A reference to a name its own file defines is
  * taken to mean that definition and makes no edge; a name defined in more than MAX_DEFINERS files
- * makes none either.
+ * makes none either, nor a definition inside a function (a local helper no other file can reach).
  */
 export function fileGraph(db: Database): FileGraph {
   const fileRows = db.query("SELECT id, path FROM files WHERE skipped IS NULL ORDER BY path").all() as {
@@ -196,7 +207,10 @@ export function fileGraph(db: Database): FileGraph {
   }[];
   const pathOf = new Map(fileRows.map(({ id, path }) => [id, path]));
   const definitionsByFile = new Map<string, SymbolHit[]>();
-  const definers = new Map<string, number[]>();
+  // Name → defining file → how surely a reference to the name means that file's definition.
+  const definers = new Map<string, Map<number, number>>();
+  let kinds = new Map<string, string>(); // the current file's definitions' kinds, to judge their parents
+  let kindsOf: number | undefined;
   const defRows = db
     .query(
       `SELECT s.file_id AS fileId, s.line, s.end_line AS endLine, s.kind, s.name, s.signature, s.parent
@@ -210,9 +224,15 @@ export function fileGraph(db: Database): FileGraph {
     const hit = toHit({ ...row, path });
     if (list) list.push(hit);
     else definitionsByFile.set(path, [hit]);
-    const files = definers.get(row.name);
-    if (!files) definers.set(row.name, [fileId]);
-    else if (files[files.length - 1] !== fileId) files.push(fileId); // rows come by file: distinct by construction
+    if (kindsOf !== fileId) [kinds, kindsOf] = [new Map(), fileId];
+    if (!kinds.has(row.name)) kinds.set(row.name, row.kind);
+    // A definition inside a function is local to it: no other file can refer to it.
+    const parentKind = row.parent === null ? undefined : kinds.get(row.parent);
+    if (parentKind === "function" || parentKind === "method") continue;
+    const files = definers.get(row.name) ?? new Map<number, number>();
+    definers.set(row.name, files);
+    const sureness = MEMBER_KINDS.has(row.kind) ? MEMBER_SURENESS : 1;
+    files.set(fileId, Math.max(files.get(fileId) ?? 0, sureness));
   }
 
   const weights = new Map<number, Map<number, number>>();
@@ -221,10 +241,11 @@ export function fileGraph(db: Database): FileGraph {
     .all() as { name: string; fileId: number; n: number }[];
   for (const { name, fileId, n } of refRows) {
     const targets = definers.get(name);
-    if (!targets || targets.length > MAX_DEFINERS || targets.includes(fileId)) continue;
+    if (!targets || targets.size > MAX_DEFINERS || targets.has(fileId)) continue;
     const out = weights.get(fileId) ?? new Map<number, number>();
     weights.set(fileId, out);
-    for (const target of targets) out.set(target, (out.get(target) ?? 0) + n / targets.length);
+    for (const [target, sureness] of targets)
+      out.set(target, (out.get(target) ?? 0) + (Math.sqrt(n) * sureness) / targets.size);
   }
   const edges: [string, string, number][] = [];
   for (const [from, out] of weights) {
