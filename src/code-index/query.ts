@@ -8,7 +8,7 @@
  *   findReferences(db, "retry", 50)   → { total: 7, hits: [{ path: "src/a.ts", line: 9, enclosing: { name: "load", … } }] }
  */
 import type { Database } from "bun:sqlite";
-import { prefixQuery } from "./store-words.ts";
+import { nameWords, prefixQuery } from "./store-words.ts";
 
 /** A definition found. */
 export interface SymbolHit {
@@ -112,38 +112,51 @@ function countWhere(db: Database, where: string, name: string): number {
 
 /**
  * Definitions whose names have words starting with each of the query's words ("httpReq" finds
- * parseHttpRequest), best first by FTS5's bm25 (which favours names with fewer other words). When no name has such words, names
- * containing the query anywhere ("ttpreq"), shortest first.
+ * parseHttpRequest), best first: names with more of the query's words as whole words ("retry" in
+ * RetryPolicy before retryable), then by FTS5's bm25, which favours names with fewer other words.
+ * When no name has all the words: names containing the query as typed ("ttpreq"), shortest first;
+ * then names with any of the words.
  */
 export function fuzzyDefinitions(db: Database, query: string, limit: number): DefinitionLookup {
-  const match = prefixQuery(query);
-  const byWords = match === undefined ? undefined : matchedByWords(db, match, limit);
-  if (byWords && byWords.total > 0) return byWords;
+  const words = nameWords(query);
+  if (words.length > 0) {
+    const all = matchedByWords(db, words, false, limit);
+    if (all.total > 0) return all;
+  }
   const text = query.trim();
   if (text === "") return { hits: [], total: 0, match: "none" };
   const pattern = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const matched = `SELECT name, length(name) AS score FROM names WHERE name LIKE ?1 ESCAPE '\\'`;
-  return rankedByName(db, matched, pattern, limit);
+  const inside = rankedByName(db, matched, [pattern], limit);
+  if (inside.total > 0 || words.length < 2) return inside;
+  return matchedByWords(db, words, true, limit);
 }
 
-function matchedByWords(db: Database, match: string, limit: number): DefinitionLookup {
-  const matched = `SELECT n.name, bm25(names_fts) AS score
+function matchedByWords(db: Database, words: string[], any: boolean, limit: number): DefinitionLookup {
+  // A query word found as a whole word of the name counts for more than any bm25 difference.
+  const whole = words.map((_, i) => `(instr(' ' || n.words || ' ', ?${i + 3}) > 0)`).join(" + ");
+  const matched = `SELECT n.name, bm25(names_fts) - 100 * (${whole}) AS score
     FROM names_fts JOIN names n ON n.id = names_fts.rowid WHERE names_fts MATCH ?1`;
-  return rankedByName(db, matched, match, limit);
+  return rankedByName(db, matched, [prefixQuery(words, any), ...words.map((word) => ` ${word} `)], limit);
 }
 
-/** The definitions of the names `matched` selects (name, score), lowest score first. */
-function rankedByName(db: Database, matched: string, param: string, limit: number): DefinitionLookup {
+/**
+ * The definitions of the names `matched` selects (name, score), lowest score first. `params` bind ?1
+ * and ?3 onwards; ?2 is the limit.
+ */
+function rankedByName(db: Database, matched: string, params: string[], limit: number): DefinitionLookup {
+  const [first, ...rest] = params;
   const from = `FROM (${matched}) m JOIN symbols s ON s.name = m.name AND s.name = m.name COLLATE BINARY
     JOIN files f ON f.id = s.file_id`;
   const hits = db
     .query(`SELECT ${HIT_COLUMNS} ${from} ORDER BY m.score, s.name, f.path, s.line LIMIT ?2`)
-    .all(param, limit) as HitRow[];
+    .all(first ?? null, limit, ...rest) as HitRow[];
   if (hits.length === 0) return { hits: [], total: 0, match: "none" };
   const total =
     hits.length < limit
       ? hits.length
-      : (db.query(`SELECT count(*) AS n ${from}`).get(param) as { n: number }).n;
+      : (db.query(`SELECT count(*) AS n ${from} LIMIT ?2`).get(first ?? null, -1, ...rest) as { n: number })
+          .n;
   return { hits: hits.map(toHit), total, match: "fuzzy" };
 }
 

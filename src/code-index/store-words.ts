@@ -22,12 +22,10 @@ export function indexedWords(name: string): string {
 }
 
 /**
- * An FTS5 MATCH expression finding names whose words start with the query's words, in any order:
- * "parseHttp" → `"parse"* "http"*`. Undefined when the query has no word characters.
+ * An FTS5 MATCH expression finding names whose words start with the given words — all of them, or
+ * with `any` at least one: ["parse", "http"] → `"parse"* "http"*`.
  */
-export function prefixQuery(query: string): string | undefined {
-  const words = nameWords(query);
-  if (words.length === 0) return undefined;
+export function prefixQuery(words: readonly string[], any = false): string {
   // Quoted, so FTS5 reads each as a plain string whatever it holds (AND, NEAR, ^, …).
-  return words.map((word) => `"${word.replace(/"/g, '""')}"*`).join(" ");
+  return words.map((word) => `"${word.replace(/"/g, '""')}"*`).join(any ? " OR " : " ");
 }

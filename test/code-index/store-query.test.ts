@@ -71,9 +71,8 @@ describe("name words", () => {
   test("the FTS text adds the whole name when it has several words; a query becomes quoted prefixes", () => {
     expect(indexedWords("parseHttpRequest")).toBe("parse http request parsehttprequest");
     expect(indexedWords("retry")).toBe("retry");
-    expect(prefixQuery("httpReq")).toBe('"http"* "req"*');
-    expect(prefixQuery('a"b NEAR')).toBe('"a"* "b"* "near"*');
-    expect(prefixQuery("  -- ")).toBeUndefined();
+    expect(prefixQuery(nameWords("httpReq"))).toBe('"http"* "req"*');
+    expect(prefixQuery(['a"b', "near"], true)).toBe('"a""b"* OR "near"*');
   });
 });
 
@@ -127,7 +126,34 @@ describe("definitions", () => {
     expect(names("parse").sort()).toEqual(["parseHttpRequest", "parseOptions"]);
     expect(names("ttpreq").sort()).toEqual(["HttpRequestError", "parseHttpRequest"]); // substring
     expect(names("nothing")).toEqual([]);
+    expect(names("request parse")).toEqual(["parseHttpRequest"]);
+    // No name has both words: names with either.
+    expect(names("options request").sort()).toEqual([
+      "HttpRequestError",
+      "parseHttpRequest",
+      "parseOptions",
+      "request",
+    ]);
     expect(fuzzyDefinitions(db, "httpReq", 1)).toMatchObject({ total: 2, match: "fuzzy" });
+  });
+
+  test("fuzzy: a query word that is a whole word of a name ranks that name before names it only starts", () => {
+    const db = newDb();
+    store(
+      db,
+      file("src/retry.ts", [
+        ["retryable", "function", 1, 2],
+        ["RetryPolicy", "interface", 3, 9],
+        ["isRetryable", "function", 10, 12],
+        ["retryDelayMs", "function", 13, 15],
+      ]),
+    );
+    expect(fuzzyDefinitions(db, "retry", 10).hits.map((hit) => hit.name)).toEqual([
+      "RetryPolicy",
+      "retryDelayMs",
+      "retryable",
+      "isRetryable", // "retryable" is a word of it: fewer other words first
+    ]);
   });
 
   test("findDefinitions goes exact → any case → fuzzy", () => {
