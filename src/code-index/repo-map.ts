@@ -52,6 +52,8 @@ export interface RepoMap {
 const SIGNATURE_CHARS = 120;
 /** A file contributes at most this many of its definitions (the map is a survey, not an outline). */
 const MAX_PER_FILE = 24;
+/** A file's k-th best definition counts SPREAD^k of its rank (the best counts it all). */
+const SPREAD = 0.6;
 /** How much more a mentioned name counts than another definition of its file. */
 const NAME_BOOST = 10;
 /** The share of PageRank's restarts that go to the conversation's files and names when it names any. */
@@ -117,26 +119,39 @@ function symbolLine(symbol: MapSymbol): string {
 /**
  * A file's definitions worth showing, best first, each with a weight: top-level definitions before
  * nested ones, types and functions before constants and fields, a file's earlier definitions before
- * later ones — the best at 1 — and a mentioned name NAME_BOOST times its own weight, lifting its file.
+ * later ones — the best at 1, each next one less — and a mentioned name NAME_BOOST times its own
+ * weight, lifting its file.
  */
 function bestSymbols(
   definitions: readonly MapSymbol[],
   names: ReadonlySet<string>,
 ): { symbol: MapSymbol; weight: number }[] {
-  const weighed = definitions.map((symbol, index) => {
-    let weight = KIND_WEIGHT[symbol.kind] ?? 0.6;
-    if (symbol.parent) weight *= 0.5;
-    if (symbol.name.startsWith("_") || symbol.name.length < 3) weight *= 0.3;
-    // Earlier definitions first among equals (a file usually opens with what it is about).
-    weight *= 1 - index / (definitions.length * 10);
-    return { symbol, weight, boost: names.has(symbol.name) ? NAME_BOOST : 1 };
-  });
+  const kinds = new Map<string, string>();
+  for (const { name, kind } of definitions) if (!kinds.has(name)) kinds.set(name, kind);
+  // A helper inside a function is its detail, not the file's surface.
+  const local = (symbol: MapSymbol) =>
+    symbol.parent !== undefined && LOCAL_PARENTS.has(kinds.get(symbol.parent) ?? "");
+  const weighed = definitions
+    .filter((symbol) => !local(symbol))
+    .map((symbol, index) => {
+      let weight = KIND_WEIGHT[symbol.kind] ?? 0.6;
+      if (symbol.parent) weight *= 0.5;
+      if (symbol.name.startsWith("_") || symbol.name.length < 3) weight *= 0.3;
+      // Earlier definitions first among equals (a file usually opens with what it is about).
+      weight *= 1 - index / (definitions.length * 10);
+      return { symbol, weight, boost: names.has(symbol.name) ? NAME_BOOST : 1 };
+    });
+  if (weighed.length === 0) return [];
   const best = Math.max(...weighed.map(({ weight }) => weight));
   weighed.sort((a, b) => b.weight * b.boost - a.weight * a.boost);
+  // Each further definition of a file counts less, so the map shows more files rather than all of one.
   return weighed
     .slice(0, MAX_PER_FILE)
-    .map(({ symbol, weight, boost }) => ({ symbol, weight: (weight / best) * boost }));
+    .map(({ symbol, weight, boost }, k) => ({ symbol, weight: (weight / best) * boost * SPREAD ** k }));
 }
+
+/** Kinds whose inner definitions are local helpers. */
+const LOCAL_PARENTS: ReadonlySet<string> = new Set(["function", "method"]);
 
 /** How telling a kind of definition is in a survey (tags.scm kinds; others count 0.6). */
 const KIND_WEIGHT: Readonly<Record<string, number>> = {

@@ -122,12 +122,14 @@ describe("the repo map", () => {
     expect(renderRepoMap(graphOf({}), { tokens: 1000 })).toEqual({ text: "", files: 0, symbols: 0 });
   });
 
-  test("methods are indented under their class and long signatures are cut", () => {
+  test("methods are indented under their class, long signatures are cut, local helpers left out", () => {
     const long = `export function wide(${"a: string, ".repeat(30)}) {`;
     const symbols: MapSymbol[] = [
       { name: "Store", kind: "class", line: 3, signature: "export class Store {" },
       { name: "get", kind: "method", line: 7, signature: "get(key: string) {", parent: "Store" },
       { name: "wide", kind: "function", line: 20, signature: long },
+      // A helper inside a function is not shown.
+      { name: "inner", kind: "function", line: 21, signature: "const inner = () => {", parent: "wide" },
     ];
     const map = renderRepoMap(
       { files: ["store.ts"], edges: [], definitionsByFile: new Map([["store.ts", symbols]]) },
@@ -137,6 +139,7 @@ describe("the repo map", () => {
     expect(lines.slice(0, 3)).toEqual(["store.ts", "  3: export class Store {", "  7:   get(key: string) {"]);
     expect(lines[3]!.length).toBe("  20: ".length + 120);
     expect(lines[3]!.endsWith("…")).toBe(true);
+    expect(lines).toHaveLength(4);
   });
 });
 
