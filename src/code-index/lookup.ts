@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Env } from "../config/paths.ts";
 import type { Message } from "../providers/types.ts";
 import type { SymbolsRequest } from "../tools/symbols.ts";
 import type { ToolUpdate } from "../tools/types.ts";
 import { count } from "../util/numbers.ts";
+import { readProjectFile } from "../util/project-file.ts";
 import { ANSWER_MAX_LINES, cappedLines, definitionLine, outlineLine, referenceLine } from "./answer-lines.ts";
 import { conversationText, DEFAULT_MAP_TOKENS, focusFrom } from "./map-focus.ts";
 import { type OpenedProject, openProject } from "./project-index.ts";
@@ -32,7 +32,7 @@ const REFRESH_LIMIT_MS = 60_000;
 /** Hits asked of the index at most: enough to count past the cap and say how many more. */
 const LOOKUP_LIMIT = 1000;
 /** A larger file's references are shown without their line's text (the index skips such files anyway). */
-const MAX_FILE_CHARS = 1024 * 1024;
+const MAX_FILE_BYTES = 1024 * 1024;
 
 export async function answerSymbols(request: SymbolsRequest, options: LookupOptions): Promise<string> {
   const project = openProject(options.root, options.env);
@@ -114,23 +114,19 @@ function references(project: OpenedProject, name: string, root: string): string 
     return `No references to ${name} in the index (calls and type uses in the indexed languages). Try grep for text.`;
   const texts = new Map<string, string[] | undefined>();
   const lines = found.hits.map((hit) => {
-    if (!texts.has(hit.path)) texts.set(hit.path, fileLines(join(root, hit.path)));
+    if (!texts.has(hit.path)) texts.set(hit.path, fileLines(join(root, hit.path), root));
     return referenceLine({ ...hit, within: hit.enclosing?.name, text: texts.get(hit.path)?.[hit.line - 1] });
   });
   return cappedLines(lines, found.total, "look in one file with outline, or grep a narrower pattern");
 }
 
-/** A file's lines for quoting references; undefined when it is gone or too large (the hit stays without text). */
-function fileLines(path: string): string[] | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    // Removed since the refresh a moment ago: the line still says where the reference was.
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-  return text.length > MAX_FILE_CHARS ? undefined : text.split("\n");
+/**
+ * A file's lines for quoting references, read as the index reads it (inside the project, a regular
+ * file of the user's, at most 1 MiB); undefined when it cannot be (the hit is shown without its text).
+ */
+function fileLines(path: string, root: string): string[] | undefined {
+  const read = readProjectFile(path, root, MAX_FILE_BYTES);
+  return read.kind === "bytes" ? new TextDecoder().decode(read.bytes).split("\n") : undefined;
 }
 
 function mergeFocus(found: MapFocus, request: SymbolsRequest): MapFocus {
