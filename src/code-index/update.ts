@@ -58,8 +58,6 @@ export interface IndexWriter {
 const BATCH_FILES = 64;
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 
-type Parse = typeof import("./parse.ts").tagsOf;
-
 export async function updateFiles(
   root: string,
   store: IndexWriter,
@@ -71,27 +69,10 @@ export async function updateFiles(
   const full = options.paths === undefined;
   const found = full ? await walkProject(root, work, signal) : namedFiles(root, options.paths ?? []);
   const stored = store.read((db) => (full ? storedFiles(db) : storedFilesAmong(db, found)));
-
-  const removed: string[] = [];
-  const changed: { rel: string; size: number; mtimeMs: number }[] = [];
-  for (const rel of found) {
-    const stat = statOf(resolve(root, rel));
-    if (!stat) {
-      if (stored.has(rel)) removed.push(rel);
-      continue;
-    }
-    const before = stored.get(rel);
-    if (!before || before.size !== stat.size || before.mtimeMs !== stat.mtimeMs)
-      changed.push({ rel, ...stat });
-  }
-  if (full && !work.limitReached) {
-    const seen = new Set(found);
-    for (const rel of stored.keys()) if (!seen.has(rel)) removed.push(rel);
-  }
+  const { changed, removed } = changesOf(root, found, stored, full && !work.limitReached);
 
   work.removed = removed.length;
-  let parse: Parse | undefined;
-  let batch: { parsed: ParsedFile[]; touched: FileVersion[]; removed: string[] } = {
+  let batch: Batch & { parsed: ParsedFile[]; touched: FileVersion[]; removed: string[] } = {
     parsed: [],
     touched: [],
     removed,
@@ -99,35 +80,20 @@ export async function updateFiles(
   options.onProgress?.(0, changed.length);
   for (const [done, file] of changed.entries()) {
     signal?.throwIfAborted();
-    const language = languageOf(file.rel)!; // found files all have one
-    const version = { path: file.rel, size: file.size, mtimeMs: file.mtimeMs, language };
-    if (file.size > maxBytes) {
-      batch.parsed.push({ ...version, hash: "", skipped: "too-large" });
-    } else {
-      const read = readProjectFile(resolve(root, file.rel), root, maxBytes);
-      if (read.kind === "bytes") {
-        const hash = Bun.hash.xxHash3(read.bytes).toString(16);
-        if (hash === stored.get(file.rel)?.hash) batch.touched.push({ ...version, hash });
-        else {
-          parse ??= (await import("./parse.ts")).tagsOf;
-          const tags = await parse(file.rel, read.bytes, { maxBytes });
-          batch.parsed.push({
-            ...version,
-            hash,
-            ...("skipped" in tags ? { skipped: tags.skipped } : { tags }),
-          });
-          if (!("skipped" in tags)) {
-            work.parsed++;
-            work.parsedPaths.push(file.rel);
-          }
-        }
-      } else {
-        // Gone since the stat, or refused by the project-file rules: either way it has no place in the index.
-        if (read.kind === "refused") work.unreadable.push(file.rel);
-        if (stored.has(file.rel)) {
-          batch.removed.push(file.rel);
-          work.removed++;
-        }
+    const outcome = await readFile(root, file, stored.get(file.path)?.hash, maxBytes);
+    if (outcome.kind === "parsed") {
+      batch.parsed.push(outcome.file);
+      if ("tags" in outcome.file) {
+        work.parsed++;
+        work.parsedPaths.push(file.path);
+      }
+    } else if (outcome.kind === "touched") batch.touched.push(outcome.file);
+    else {
+      // Gone since the stat, or refused by the project-file rules: either way it has no place in the index.
+      if (outcome.kind === "refused") work.unreadable.push(file.path);
+      if (stored.has(file.path)) {
+        batch.removed.push(file.path);
+        work.removed++;
       }
     }
     if (batch.parsed.length >= BATCH_FILES) {
@@ -139,6 +105,65 @@ export async function updateFiles(
   store.write(batch);
   if (full && (work.parsed > 0 || work.removed > 0)) store.read(pruneNames);
   return work;
+}
+
+/**
+ * Which found files to read again (new, or their size or mtime moved) and which stored files are gone:
+ * found but no longer there, or — when `complete` (a full walk that reached everything) — not found.
+ */
+function changesOf(
+  root: string,
+  found: readonly string[],
+  stored: ReadonlyMap<string, StoredFile>,
+  complete: boolean,
+): { changed: FileVersion[]; removed: string[] } {
+  const changed: FileVersion[] = [];
+  const removed: string[] = [];
+  for (const path of found) {
+    const stat = statOf(resolve(root, path));
+    if (!stat) {
+      if (stored.has(path)) removed.push(path);
+      continue;
+    }
+    const before = stored.get(path);
+    if (!before || before.size !== stat.size || before.mtimeMs !== stat.mtimeMs)
+      changed.push({ path, ...stat, hash: "", language: languageOf(path)! }); // hashed when read; found files all have a language
+  }
+  if (complete) {
+    const seen = new Set(found);
+    for (const path of stored.keys()) if (!seen.has(path)) removed.push(path);
+  }
+  return { changed, removed };
+}
+
+type ReadOutcome =
+  | { kind: "parsed"; file: ParsedFile }
+  /** Same content as stored: only its stat is updated. */
+  | { kind: "touched"; file: FileVersion }
+  | { kind: "missing" }
+  | { kind: "refused" };
+
+let parser: typeof import("./parse.ts").tagsOf | undefined;
+
+/** Reads a changed file through the project-file rules and parses it unless its content hash is `storedHash`. */
+async function readFile(
+  root: string,
+  file: FileVersion,
+  storedHash: string | undefined,
+  maxBytes: number,
+): Promise<ReadOutcome> {
+  if (file.size > maxBytes) return { kind: "parsed", file: { ...file, skipped: "too-large" } };
+  const read = readProjectFile(resolve(root, file.path), root, maxBytes);
+  if (read.kind !== "bytes") return { kind: read.kind };
+  const hash = Bun.hash.xxHash3(read.bytes).toString(16);
+  if (hash === storedHash) return { kind: "touched", file: { ...file, hash } };
+  // The parser (and with it web-tree-sitter) loads only when a file needs parsing.
+  parser ??= (await import("./parse.ts")).tagsOf;
+  const tags = await parser(file.path, read.bytes, { maxBytes });
+  return {
+    kind: "parsed",
+    file: { ...file, hash, ...("skipped" in tags ? { skipped: tags.skipped } : { tags }) },
+  };
 }
 
 /** The project's files that have a grammar, relative to the root, in the walker's order. */

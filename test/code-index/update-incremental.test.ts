@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, realpathSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CodeIndex, indexDbPath } from "../../src/code-index/store.ts";
 import { useTempDirs } from "../history/support/fixtures.ts";
@@ -153,6 +153,20 @@ describe("an update", () => {
     });
     expect(index.definitions("fresh", { limit: 5 })).toHaveLength(1);
     expect(index.definitions("alphaEdited", { limit: 5 })).toEqual([]);
+  });
+
+  test("a named file that resolves outside the project is not read: counted as unreadable, not indexed", async () => {
+    const { root, index } = project();
+    const outside = join(dirname(root), "outside.ts");
+    writeFileSync(outside, "export function secretThing() {}\n");
+    symlinkSync(outside, join(root, "src/link.ts"));
+    expect(await update(index, { paths: ["src/link.ts"] })).toMatchObject({
+      parsed: 0,
+      unreadable: ["src/link.ts"],
+    });
+    // The walk never follows it either.
+    expect((await update(index)).parsedPaths).not.toContain("src/link.ts");
+    expect(index.definitions("secretThing", { limit: 5 })).toEqual([]);
   });
 
   test("reports progress over the files to look at, from 0 to all of them", async () => {
