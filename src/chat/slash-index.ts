@@ -23,13 +23,14 @@ export const indexCommand: SlashCommand<ChatContext> = {
         return;
       }
       context.print(style.dim(`indexing ${safeForTerminal(dir)}…`));
-      const [{ openProject }, { summaryLine }] = await Promise.all([
+      const [{ openProject }, { summaryLine }, { updateWarnings }] = await Promise.all([
         import("../code-index/project-index.ts"),
         import("../commands/index-common.ts"),
+        import("../code-index/answer-lines.ts"),
       ]);
       const project = openProject(dir, process.env);
       const summary = await project.refresh();
-      for (const warning of project.warnings.splice(0))
+      for (const warning of [...project.warnings.splice(0), ...updateWarnings(summary)])
         context.print(style.dim(`warning: ${safeForTerminal(warning)}`));
       context.print(summaryLine(summary));
     } catch (err) {

@@ -64,3 +64,14 @@ export function cappedLines(lines: readonly string[], total: number, advice: str
   const more = Math.max(0, total - shown.length);
   return more > 0 ? [...shown, `… ${more} more (${advice})`].join("\n") : shown.join("\n");
 }
+
+/** What an update could not do, one warning line each (without `ion: warning: `); none when it did all. */
+export function updateWarnings(summary: { unreadable: readonly string[]; limitReached: boolean }): string[] {
+  const lines: string[] = [];
+  const [first, ...rest] = summary.unreadable;
+  if (first !== undefined)
+    lines.push(`could not read ${first}${rest.length > 0 ? ` and ${rest.length} more` : ""}: not indexed`);
+  if (summary.limitReached)
+    lines.push("the project has more entries than a walk visits: files past them are not indexed");
+  return lines;
+}

@@ -5,7 +5,14 @@ import type { SymbolsRequest } from "../tools/symbols.ts";
 import type { ToolUpdate } from "../tools/types.ts";
 import { count } from "../util/numbers.ts";
 import { readProjectFile } from "../util/project-file.ts";
-import { ANSWER_MAX_LINES, cappedLines, definitionLine, outlineLine, referenceLine } from "./answer-lines.ts";
+import {
+  ANSWER_MAX_LINES,
+  cappedLines,
+  definitionLine,
+  outlineLine,
+  referenceLine,
+  updateWarnings,
+} from "./answer-lines.ts";
 import { conversationText, DEFAULT_MAP_TOKENS, focusFrom } from "./map-focus.ts";
 import { type OpenedProject, openProject } from "./project-index.ts";
 import { type MapFocus, renderRepoMap } from "./repo-map.ts";
@@ -44,6 +51,7 @@ export async function answerSymbols(request: SymbolsRequest, options: LookupOpti
       signal: AbortSignal.any([options.signal, limit]),
       onProgress: (done, total) => options.onUpdate?.({ output_tail: `indexing: ${done}/${total} files` }),
     });
+    notes.push(...updateWarnings(summary).map((warning) => `(${warning})`));
     if (building)
       notes.push(`(built the index: ${count(summary.files)} files, ${count(summary.symbols)} definitions)`);
   } catch (err) {

@@ -1,6 +1,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { IonError } from "../errors.ts";
+import { safeForTerminal } from "../util/terminal-text.ts";
 import { parseStrict, tildePath } from "./_shared.ts";
 import { buildArgs, statusArgs } from "./index.ts";
 import { indexedRoot, progressBar, summaryLine } from "./index-common.ts";
@@ -17,12 +18,14 @@ export async function buildIndex(rawArgs: string[]): Promise<void> {
   }
   if (!isDirectory) throw new IonError("usage", `${args.path ?? root} is not a directory`);
   const { openProject } = await import("../code-index/project-index.ts");
+  const { updateWarnings } = await import("../code-index/answer-lines.ts");
   const project = openProject(indexedRoot(root), process.env);
   const bar = progressBar(process.stderr);
   try {
     const summary = await project.refresh({ onProgress: bar.update });
     bar.done();
-    for (const warning of project.warnings.splice(0)) process.stderr.write(`ion: warning: ${warning}\n`);
+    for (const warning of [...project.warnings.splice(0), ...updateWarnings(summary)])
+      process.stderr.write(`ion: warning: ${safeForTerminal(warning)}\n`);
     process.stdout.write(`${summaryLine(summary)}\n`);
   } finally {
     bar.done();

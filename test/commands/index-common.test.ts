@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { updateWarnings } from "../../src/code-index/answer-lines.ts";
 import type { UpdateSummary } from "../../src/code-index/store.ts";
 import { progressBar, summaryLine } from "../../src/commands/index-common.ts";
 
@@ -24,6 +25,14 @@ describe("ion index's output", () => {
     );
     const quiet = { ...SUMMARY, skipped: { ...SUMMARY.skipped, binary: 0, "too-large": 0 }, ms: 12.4 };
     expect(summaryLine(quiet)).toEndWith("python 34; 12 ms");
+  });
+
+  test("what an update could not do is one warning line each; nothing when it did all", () => {
+    expect(updateWarnings(SUMMARY)).toEqual([]);
+    expect(updateWarnings({ unreadable: ["src/a.ts", "src/b.ts", "lib"], limitReached: true })).toEqual([
+      "could not read src/a.ts and 2 more: not indexed",
+      "the project has more entries than a walk visits: files past them are not indexed",
+    ]);
   });
 
   test("the progress bar draws in place on a terminal, at most ten times a second, and clears itself", () => {
