@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { PromptInfo, SessionExtension, SessionStartInfo } from "../agent/session-extension.ts";
-import type { Env } from "../config/paths.ts";
+import { dataDir, type Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { messageOf } from "../util/error-text.ts";
 import { DEFAULT_MAP_TOKENS } from "./map-focus.ts";
@@ -51,6 +53,8 @@ async function repoMapContext(
   tokens: number,
   prompt: PromptInfo,
 ): Promise<string | undefined> {
+  // No index anywhere (ion index never ran): nothing of the index needs to load to know it.
+  if (!existsSync(join(dataDir(env), "index"))) return undefined;
   const { existingIndex } = await import("./project-index.ts");
   const project = existingIndex(cwd, env);
   if (!project) return undefined;
