@@ -19,7 +19,7 @@
  * grammar load to its end (process start-up is not counted on either side). Prints PASS/MISS and
  * exits 0 whatever the figures.
  *
- *   bun bench/index.ts [--lines N] [--rounds N] [--lookups N]
+ *   bun bench/index.ts [--lines N] [--rounds N (5)] [--lookups N (500)]
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -37,7 +37,7 @@ const option = (name: string, fallback: number): number => {
   return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
 };
 const LINES = option("--lines", 100_000);
-const ROUNDS = option("--rounds", 3);
+const ROUNDS = option("--rounds", 5);
 const LOOKUPS = option("--lookups", 500);
 /** TypeScript sources (the Anthropic SDK's and zod's src/), Node's declarations, hono's built JavaScript. */
 const SOURCES = ["@anthropic-ai/sdk/src", "zod/src", "@types/node", "hono/dist"];
