@@ -4,7 +4,7 @@ import type { PromptInfo, SessionExtension, SessionStartInfo } from "../agent/se
 import { dataDir, type Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { messageOf } from "../util/error-text.ts";
-import { DEFAULT_MAP_TOKENS } from "./map-focus.ts";
+import { conversationText, DEFAULT_MAP_TOKENS, focusFrom } from "./map-focus.ts";
 
 /**
  * The chat's repo map: when the project has a code index and `index.map_tokens` is above 0 (default
@@ -17,6 +17,9 @@ import { DEFAULT_MAP_TOKENS } from "./map-focus.ts";
  */
 
 export const INDEX_EXTENSION = "index";
+
+/** How long the first turn waits for the index to catch up with the files before the map is drawn. */
+const REFRESH_LIMIT_MS = 10_000;
 
 const HEADING =
   "Repository map from ion's code index: the most referenced files of this project, each with its main " +
@@ -38,7 +41,7 @@ export class SessionRepoMap implements SessionExtension {
     if (prompt.messages.some((m) => m.role === "user" && m.context?.source === INDEX_EXTENSION))
       return undefined;
     try {
-      return await repoMapContext(setup.cwd, setup.env, tokens, prompt);
+      return await repoMapContext(setup, tokens, prompt);
     } catch (err) {
       // A locked or damaged index costs the chat its map, never the turn.
       setup.notice(`warning: code index: ${messageOf(err)}`);
@@ -48,8 +51,7 @@ export class SessionRepoMap implements SessionExtension {
 }
 
 async function repoMapContext(
-  cwd: string,
-  env: Env,
+  { cwd, env, notice }: { cwd: string; env: Env; notice: (text: string) => void },
   tokens: number,
   prompt: PromptInfo,
 ): Promise<string | undefined> {
@@ -58,11 +60,16 @@ async function repoMapContext(
   const { existingIndex } = await import("./project-index.ts");
   const project = existingIndex(cwd, env);
   if (!project) return undefined;
-  await project.refresh();
-  const [{ renderRepoMap }, { conversationText, focusFrom }] = await Promise.all([
-    import("./repo-map.ts"),
-    import("./map-focus.ts"),
-  ]);
+  const limit = AbortSignal.timeout(REFRESH_LIMIT_MS);
+  try {
+    await project.refresh({ signal: limit });
+  } catch (err) {
+    // Many files changed (another branch checked out): the map of what is indexed so far will do.
+    if (!limit.aborted) throw err;
+  }
+  // A damaged index moved aside and rebuilt: said once, the map still comes.
+  for (const warning of project.warnings.splice(0)) notice(`warning: code index: ${warning}`);
+  const { renderRepoMap } = await import("./repo-map.ts");
   const graph = project.index.fileGraph();
   const said = `${conversationText(prompt.messages)}\n${prompt.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")}`;
   const map = renderRepoMap(graph, { tokens, focus: focusFrom(said, graph), heading: HEADING });
