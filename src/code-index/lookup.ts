@@ -69,9 +69,9 @@ function answerFrom(project: OpenedProject, request: SymbolsRequest, options: Lo
   const { index } = project;
   switch (request.action) {
     case "definition":
-      return definitions(project, request.name ?? "");
+      return definitions(project, request.name ?? "", request.path);
     case "references":
-      return references(project, request.name ?? "", options.root);
+      return references(project, request.name ?? "", request.path, options.root);
     case "outline": {
       const path = request.path ?? "";
       const hits = index.outline(path);
@@ -88,44 +88,60 @@ function answerFrom(project: OpenedProject, request: SymbolsRequest, options: Lo
   }
 }
 
-/** `withRetry`, or `AgentSession.turn` for a method of that class. */
-function definitions(project: OpenedProject, query: string): string {
+/** Whether `path` is the file `scope` or lies below the directory `scope`; every path when no scope. */
+function inScope(path: string, scope: string | undefined): boolean {
+  return scope === undefined || scope === "." || path === scope || path.startsWith(`${scope}/`);
+}
+
+/** ` in src/net` for an answer narrowed to a path, else nothing. */
+function where(scope: string | undefined): string {
+  return scope === undefined || scope === "." ? "" : ` in ${scope}`;
+}
+
+/** `withRetry`, or `AgentSession.turn` for a method of that class; in `scope` (a file or directory) when given. */
+function definitions(project: OpenedProject, query: string, scope: string | undefined): string {
   const { index } = project;
   const dot = query.lastIndexOf(".");
   if (dot > 0 && dot < query.length - 1) {
     const [parent, name] = [query.slice(0, dot), query.slice(dot + 1)];
-    const members = index.definitions(name, { limit: LOOKUP_LIMIT }).filter((hit) => hit.parent === parent);
+    const members = index
+      .definitions(name, { limit: LOOKUP_LIMIT })
+      .filter((hit) => hit.parent === parent && inScope(hit.path, scope));
     if (members.length > 0)
       return cappedLines(members.map(definitionLine), members.length, "read the outline");
   }
-  const found = index.findDefinitions(query, { limit: ANSWER_MAX_LINES });
-  const lines = cappedLines(
-    found.hits.map(definitionLine),
-    found.total,
-    "give the exact name, or `Class.name`",
-  );
+  const scoped = where(scope) !== "";
+  const found = index.findDefinitions(query, { limit: scoped ? LOOKUP_LIMIT : ANSWER_MAX_LINES });
+  const hits = found.hits.filter((hit) => inScope(hit.path, scope));
+  const total = scoped ? hits.length : found.total;
+  const lines = cappedLines(hits.map(definitionLine), total, "give the exact name, `Class.name`, or a path");
+  if (hits.length === 0 && found.match !== "none")
+    return `No definition named ${query} or close to it${where(scope)}; ${found.total} elsewhere (leave out path to see them).`;
   switch (found.match) {
     case "exact":
       return lines;
     case "case-insensitive":
-      return `No definition named ${query} in this case; in another case:\n${lines}`;
+      return `No definition named ${query}${where(scope)} in this case; in another case:\n${lines}`;
     case "fuzzy":
-      return `No definition named ${query}; the closest names:\n${lines}`;
+      return `No definition named ${query}${where(scope)}; the closest names:\n${lines}`;
     case "none":
       return `No definition named ${query} in the index, nor any close name. Try references, or grep for text.`;
   }
 }
 
-function references(project: OpenedProject, name: string, root: string): string {
-  const found = project.index.findReferences(name, { limit: ANSWER_MAX_LINES });
-  if (found.total === 0)
-    return `No references to ${name} in the index (calls and type uses in the indexed languages). Try grep for text.`;
+function references(project: OpenedProject, name: string, scope: string | undefined, root: string): string {
+  const scoped = where(scope) !== "";
+  const found = project.index.findReferences(name, { limit: scoped ? LOOKUP_LIMIT : ANSWER_MAX_LINES });
+  const hits = found.hits.filter((hit) => inScope(hit.path, scope));
+  const total = scoped ? hits.length : found.total;
+  if (total === 0)
+    return `No references to ${name}${where(scope)} in the index (calls and type uses in the indexed languages). Try grep for text.`;
   const texts = new Map<string, string[] | undefined>();
-  const lines = found.hits.map((hit) => {
+  const lines = hits.slice(0, ANSWER_MAX_LINES).map((hit) => {
     if (!texts.has(hit.path)) texts.set(hit.path, fileLines(join(root, hit.path), root));
     return referenceLine({ ...hit, within: hit.enclosing?.name, text: texts.get(hit.path)?.[hit.line - 1] });
   });
-  return cappedLines(lines, found.total, "look in one file with outline, or grep a narrower pattern");
+  return cappedLines(lines, total, "give a path to look in one directory or file");
 }
 
 /**

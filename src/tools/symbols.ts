@@ -12,6 +12,7 @@ const description = `Look up the project's code in its symbol index: definitions
 - \`action: "references"\`, \`name\`: where the name is used (calls, type uses, …), each with the definition it sits in and the line: \`path:line  kind  in caller: code\`. Names are matched as written, not resolved by type, so a same-named thing elsewhere is included.
 - \`action: "outline"\`, \`path\`: a file's definitions in line order, methods under their class.
 - \`action: "map"\`: the project's most central files (ranked by how much other code references them) with their main definitions' signature lines, within \`tokens\` (default ${DEFAULT_MAP_TOKENS}). Give \`path\` or \`name\` to rank the code around them higher. Use it first in an unfamiliar project.
+- With \`path\` (a file or directory), definition and references look only there.
 - Paths are relative to the workspace root. At most ${ANSWER_MAX_LINES} lines; a last line says how many more. Files in other languages, ignored by .gitignore, binary or over 1 MB are not indexed — use grep for them.
 Then read_file with a line's path and range to see the code.`;
 
@@ -24,7 +25,13 @@ const schema = z.object({
     .min(1)
     .optional()
     .describe("A symbol's name, e.g. `withRetry` (definition, references; map: focus)"),
-  path: z.string().min(1).optional().describe("A file, relative to the workspace root (outline; map: focus)"),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "A file or directory, relative to the workspace root: to outline; to look in; for the map, to lean toward",
+    ),
   tokens: z
     .number()
     .int()

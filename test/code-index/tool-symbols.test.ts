@@ -159,7 +159,33 @@ describe("the symbols tool", () => {
     const lines = (await symbols({ action: "definition", name: "handler" })).content.split("\n").slice(1);
     expect(lines).toHaveLength(51);
     expect(lines[0]).toBe("m/f00.py:1  function  def handler():  (lines 1-2)");
-    expect(lines[50]).toBe("… 10 more (give the exact name, or `Class.name`)");
+    expect(lines[50]).toBe("… 10 more (give the exact name, `Class.name`, or a path)");
+  });
+
+  test("a path narrows definitions and references to a file or directory", async () => {
+    const files: Record<string, string> = {};
+    for (const dir of ["api", "cli"])
+      for (let i = 0; i < 30; i++)
+        files[`${dir}/h${String(i).padStart(2, "0")}.py`] = "def handler():\n    pass\n";
+    tree(ws.root, { ...files, "cli/main.py": "from h00 import handler\n\nhandler()\n" });
+    await symbols({ action: "definition", name: "handler" }); // builds the index
+    const inApi = (await symbols({ action: "definition", name: "handler", path: "api/" })).content.split(
+      "\n",
+    );
+    expect(inApi).toHaveLength(30);
+    expect(inApi.every((line) => line.startsWith("api/h"))).toBe(true);
+    expect((await symbols({ action: "definition", name: "handler", path: "cli/h07.py" })).content).toBe(
+      "cli/h07.py:1  function  def handler():  (lines 1-2)",
+    );
+    expect((await symbols({ action: "definition", name: "handler", path: "cli/main.py" })).content).toBe(
+      "No definition named handler or close to it in cli/main.py; 60 elsewhere (leave out path to see them).",
+    );
+    expect((await symbols({ action: "references", name: "handler", path: "cli" })).content).toBe(
+      "cli/main.py:3  call  handler()",
+    );
+    expect((await symbols({ action: "references", name: "handler", path: "api" })).content).toStartWith(
+      "No references to handler in api in the index",
+    );
   });
 
   test("arguments an action needs are asked for; a bad size is refused before anything runs", async () => {
