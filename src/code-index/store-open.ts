@@ -6,27 +6,8 @@
 import { Database } from "bun:sqlite";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { BUSY_TIMEOUT_MS } from "../memory/store-open.ts";
+import { BUSY_TIMEOUT_MS, enterWal } from "../memory/store-open.ts";
 import { migrate, refuseNewer } from "./store-schema.ts";
-
-/**
- * Switches the file to WAL. While another process switches the same new file, SQLite answers
- * SQLITE_BUSY at once, without waiting out the busy timeout (two `ion index` started together failed
- * so about one time in thirty): try again until the timeout has passed.
- */
-function enterWal(db: Database): void {
-  const deadline = performance.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      db.query("PRAGMA journal_mode = WAL").get();
-      return;
-    } catch (err) {
-      const busy = err instanceof Error && "code" in err && err.code === "SQLITE_BUSY";
-      if (!busy || performance.now() > deadline) throw err;
-      Bun.sleepSync(5);
-    }
-  }
-}
 
 /** Opens (creating when missing) and migrates the index. Throws SQLite's error when it is unusable. */
 export function connect(path: string, root: string): Database {

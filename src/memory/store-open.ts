@@ -17,6 +17,26 @@ export function isCorruption(err: unknown): boolean {
   return err.code === "SQLITE_NOTADB" || err.code.startsWith("SQLITE_CORRUPT");
 }
 
+/**
+ * Switches the file to WAL. While another process switches the same new file, SQLite answers
+ * SQLITE_BUSY at once, without waiting out the busy timeout (two `ion index` started together failed
+ * so about one time in thirty, two processes adding to a new memory.db now and then): try again until
+ * the timeout has passed. Shared by memory.db and the code index.
+ */
+export function enterWal(db: Database): void {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.query("PRAGMA journal_mode = WAL").get();
+      return;
+    } catch (err) {
+      const busy = err instanceof Error && "code" in err && err.code === "SQLITE_BUSY";
+      if (!busy || performance.now() > deadline) throw err;
+      Bun.sleepSync(5);
+    }
+  }
+}
+
 /** Opens (creating when missing) and migrates the database. Throws SQLite's error when it is unusable. */
 export function connect(path: string): Database {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -26,7 +46,7 @@ export function connect(path: string): Database {
   try {
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     refuseNewer(db); // before anything writes, so a newer ion's file is left byte for byte
-    db.query("PRAGMA journal_mode = WAL").get();
+    enterWal(db);
     db.run("PRAGMA synchronous = NORMAL"); // WAL: a commit survives a crash of ion, the OS may lose the last ones
     // Reads through a memory map: a fresh process's first search reads its pages without a syscall each
     // (cold FTS5 search at 10 000 memories: 11 ms → 3 ms). Writes still go through the WAL.
