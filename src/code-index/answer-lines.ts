@@ -5,17 +5,7 @@
  *   definitionLine({ path: "src/a.ts", line: 3, endLine: 9, kind: "function", signature: "function a() {" })
  *     → "src/a.ts:3  function  function a() {  (lines 3-9)"
  */
-
-/** A definition as the index returns it (paths relative to the project's root). */
-export interface DefinitionHit {
-  path: string;
-  line: number;
-  endLine: number;
-  kind: string;
-  name: string;
-  signature: string;
-  parent?: string | undefined;
-}
+import type { SymbolHit } from "./query.ts";
 
 /** A reference, with the definition it sits in and its line's text when they are known. */
 export interface ReferenceLine {
@@ -38,18 +28,18 @@ function clipped(text: string): string {
 }
 
 /** A kind with the definition it belongs to: `method in AgentSession`. */
-function kindOf(hit: Pick<DefinitionHit, "kind" | "parent">): string {
+function kindOf(hit: Pick<SymbolHit, "kind" | "parent">): string {
   return hit.parent ? `${hit.kind} in ${hit.parent}` : hit.kind;
 }
 
 /** A definition, with its line range when it spans several (for read_file's offset and limit). */
-export function definitionLine(hit: DefinitionHit): string {
+export function definitionLine(hit: SymbolHit): string {
   const range = hit.endLine > hit.line ? `  (lines ${hit.line}-${hit.endLine})` : "";
   return `${hit.path}:${hit.line}  ${kindOf(hit)}  ${clipped(hit.signature) || hit.name}${range}`;
 }
 
 /** An outline's entry: nested definitions indented under their parent. */
-export function outlineLine(hit: DefinitionHit): string {
+export function outlineLine(hit: SymbolHit): string {
   return `${hit.path}:${hit.line}  ${hit.parent ? "  " : ""}${kindOf(hit)}  ${clipped(hit.signature) || hit.name}`;
 }
 
