@@ -139,10 +139,10 @@ describe("a Claude Code stream-json consumer reads ion", () => {
   test("a compaction: compact_boundary with Claude's trigger and the tokens before", async () => {
     using box = new Sandbox();
     // A window that the tools and a first exchange fill past 80 %, so the second run compacts first.
-    await box.writeConfig({ context_window: 4_000 });
+    await box.writeConfig({ context_window: 5_000 });
     server.enqueueReply("openai", {
       text: "first answer ".repeat(200),
-      usage: { input: 3_300, output: 650 },
+      usage: { input: 4_200, output: 650 },
     });
     expect((await box.run(["run", ...MODEL, "-o", "json", "first"], { env })).code).toBe(0);
     server.enqueueReply("openai", { text: "SUMMARY" });
