@@ -50,6 +50,8 @@ export interface CompactInput {
   trigger: CompactTrigger;
   /** `/compact FOCUS`: what the summary should concentrate on. */
   focus?: string;
+  /** Sources of context messages left out of the summary (they come back by themselves: recalled memories). */
+  droppedContext?: ReadonlySet<string> | undefined;
   /** The tools sent with agent requests: counted in the token estimates, never sent to the summariser. */
   tools?: readonly ToolSpec[];
   /** The caller's better estimate of the view's size (e.g. from provider usage); default chars/4. */
@@ -350,7 +352,11 @@ export async function compactMessages(input: CompactInput): Promise<CompactResul
     };
   }
 
-  const pieces = serializeMessages(older);
+  const leftOut = input.droppedContext;
+  const summarised = leftOut
+    ? older.filter((m) => !(m.role === "user" && m.context && leftOut.has(m.context.source)))
+    : older;
+  const pieces = serializeMessages(summarised);
   const olderTokens = tokensOfChars(pieces.reduce((sum, p) => sum + p.length + 2, 0));
   const focus = input.focus?.trim() || undefined;
   let failure: ProviderError | undefined = input.signal.aborted

@@ -203,6 +203,7 @@ export class AgentRun {
       trigger,
       tokensBefore: this.estimate(),
       beforeCompact: deps.beforeCompact,
+      droppedContext: deps.droppedOnCompact,
       now: this.now,
       log: deps.log,
     });

@@ -82,6 +82,8 @@ export interface AgentDeps {
   beforeStop?: (finalText: string) => Promise<string | undefined>;
   /** Before the view is compacted; may add what the summary should focus on. */
   beforeCompact?: (trigger: CompactTrigger) => Promise<string | undefined>;
+  /** Sources of context messages a compaction leaves out of its summary (see SessionExtension). */
+  droppedOnCompact?: ReadonlySet<string>;
   /**
    * Context for the next request only (the plan): text blocks added after the conversation in that
    * request, never saved as part of it.

@@ -96,6 +96,11 @@ export type PromptVerdict = { refuse: string } | { context: string };
 export interface SessionExtension {
   /** Names it: the `source` of the context it adds, and who refused or denied. */
   readonly name: string;
+  /**
+   * Its per-turn context comes back by itself when needed (recalled memories): a compaction leaves
+   * those messages out of the summary instead of turning them into facts of this conversation.
+   */
+  readonly contextDroppedOnCompact?: boolean;
   /** Tools it adds to the session (registered when the session opens, closed with it). */
   tools?(): AgentTool[];
   sessionStart?(info: SessionStartInfo): Promise<void>;
@@ -226,10 +231,15 @@ export class SessionSeams {
   /** The loop's seams, each calling every extension that has it (with `stopChecks` first for beforeStop). */
   loopSeams(
     stopChecks: readonly ((finalText: string) => Promise<string | undefined>)[] = [],
-  ): Pick<AgentDeps, "afterTool" | "beforeStop" | "beforeCompact" | "contextBlocks"> {
+  ): Pick<AgentDeps, "afterTool" | "beforeStop" | "beforeCompact" | "contextBlocks" | "droppedOnCompact"> {
     const all = this.extensions;
     const beforeStop = [...stopChecks, ...all.flatMap((e) => (e.beforeStop ? [e.beforeStop.bind(e)] : []))];
-    const seams: Pick<AgentDeps, "afterTool" | "beforeStop" | "beforeCompact" | "contextBlocks"> = {};
+    const seams: Pick<
+      AgentDeps,
+      "afterTool" | "beforeStop" | "beforeCompact" | "contextBlocks" | "droppedOnCompact"
+    > = {};
+    const dropped = all.filter((e) => e.contextDroppedOnCompact).map((e) => e.name);
+    if (dropped.length > 0) seams.droppedOnCompact = new Set(dropped);
     if (beforeStop.length > 0)
       seams.beforeStop = (text) => joined(beforeStop.map((check) => () => check(text)));
     if (all.some((e) => e.afterTool))

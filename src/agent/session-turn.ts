@@ -219,6 +219,7 @@ function manualCompaction(
   signal: AbortSignal,
 ): CompactionRequest {
   const { target } = setup;
+  const seams = setup.seams.loopSeams();
   return {
     messages: setup.messages,
     system: setup.system,
@@ -231,7 +232,8 @@ function manualCompaction(
     trigger: "manual",
     focus,
     tokensBefore,
-    beforeCompact: setup.seams.loopSeams().beforeCompact,
+    beforeCompact: seams.beforeCompact,
+    droppedContext: seams.droppedOnCompact,
     price: (usage) => target.facts.price(usage),
     log: setup.options.log,
   };

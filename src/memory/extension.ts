@@ -42,6 +42,8 @@ interface MemorySetup {
 
 export class SessionMemory implements SessionExtension {
   readonly name = MEMORY_EXTENSION;
+  /** Old recalls are recalled again when they matter: a compaction does not summarise them. */
+  readonly contextDroppedOnCompact = true;
   private setup: MemorySetup | undefined;
   /** `/memory off` for this session (the config stays as it is). */
   private switchedOff = false;

@@ -82,6 +82,54 @@ test("context messages reach the summariser labelled with their source, and a ke
   expect(lateRecall).toMatchObject({ role: "user", context: { source: "memory" } });
 });
 
+test("context of a source the extensions drop on compaction is left out of the summary; a kept one stays", async () => {
+  const older = [
+    {
+      role: "user" as const,
+      content: [{ type: "text" as const, text: pad("RECALL old memory") }],
+      context: { source: "memory" },
+    },
+    {
+      role: "user" as const,
+      content: [{ type: "text" as const, text: pad("HOOK-CONTEXT CI is green") }],
+      context: { source: "hook:UserPromptSubmit" },
+    },
+    { role: "user" as const, content: [{ type: "text" as const, text: pad("FIRST-PROMPT fix the parser") }] },
+    { role: "assistant" as const, content: [{ type: "text" as const, text: pad("FIRST-ANSWER fixed") }] },
+    { role: "user" as const, content: [{ type: "text" as const, text: pad("SECOND-PROMPT now the lexer") }] },
+    { role: "assistant" as const, content: [{ type: "text" as const, text: pad("SECOND-ANSWER done") }] },
+    {
+      role: "user" as const,
+      content: [{ type: "text" as const, text: pad("LATE-RECALL kept") }],
+      context: { source: "memory" },
+    },
+    { role: "user" as const, content: [{ type: "text" as const, text: pad("THIRD-PROMPT add tests") }] },
+    { role: "assistant" as const, content: [{ type: "text" as const, text: pad("THIRD-ANSWER added") }] },
+  ];
+  const model = summariser("THE-SUMMARY");
+  const result = await compactMessages({
+    messages: older,
+    system: "be brief",
+    provider: testProvider(),
+    model: "model-x",
+    stream: model.stream,
+    signal: new AbortController().signal,
+    window: 4000,
+    trigger: "manual",
+    droppedContext: new Set(["memory"]),
+  });
+  const block = model.requests[0]!.messages[0]!.content[0];
+  const prompt = block?.type === "text" ? block.text : "";
+  expect(prompt).not.toContain("RECALL old memory");
+  expect(prompt).toContain("[Context from hook:UserPromptSubmit]\nHOOK-CONTEXT CI is green");
+  expect(prompt).toContain("[User]\nFIRST-PROMPT fix the parser");
+  expect(
+    result.messages
+      .slice(1)
+      .some((m) => m.content[0]?.type === "text" && m.content[0].text.startsWith("LATE-RECALL")),
+  ).toBe(true);
+});
+
 test("an image in a context message is not said to be the user's", () => {
   const [line] = serializeMessages([
     {

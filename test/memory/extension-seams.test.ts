@@ -134,3 +134,15 @@ describe("per-turn context with events", () => {
     expect(windowSeen).toBe(session.contextWindow);
   });
 });
+
+describe("compaction", () => {
+  test("memory's context is what a compaction leaves out of its summary; other extensions' is kept", async () => {
+    const { SessionSeams } = await import("../../src/agent/session-extension.ts");
+    const { SessionMemory } = await import("../../src/memory/extension.ts");
+    const other: SessionExtension = { name: "hooks" };
+    expect(new SessionSeams([other, new SessionMemory()]).loopSeams().droppedOnCompact).toEqual(
+      new Set(["memory"]),
+    );
+    expect(new SessionSeams([other]).loopSeams().droppedOnCompact).toBeUndefined();
+  });
+});
