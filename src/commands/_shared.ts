@@ -225,3 +225,28 @@ export function reportDiagnostics(
     stderr.write(`ion: ${what} ${safe(`${d.path}: ${d.message}`)}\n`);
   }
 }
+
+/**
+ * The flags of a command listing a project's files of one kind (`ion skills`, `ion agents`): `list`
+ * takes --json, `show` a name; both --cwd.
+ */
+export function projectFileArgs(plural: string, singular: string) {
+  const cwd = {
+    cwd: {
+      type: "string",
+      valueHint: "dir",
+      description: `Look for project ${plural} in this directory instead of the current one`,
+    },
+  } as const satisfies ArgsDef;
+  return {
+    cwdArgs: cwd,
+    listArgs: {
+      json: { type: "boolean", description: "Print a JSON array instead of a table" },
+      ...cwd,
+    } as const satisfies ArgsDef,
+    showArgs: {
+      name: { type: "positional", required: false, description: `The ${singular}'s name (required)` },
+      ...cwd,
+    } as const satisfies ArgsDef,
+  };
+}

@@ -1,4 +1,4 @@
-import { type ArgsDef, defineCommand } from "citty";
+import { defineCommand } from "citty";
 import type { Diagnostic } from "../context/diagnostics.ts";
 import type { CustomAgent } from "../subagents/custom-agents.ts";
 import type { SubagentType } from "../tools/task.ts";
@@ -7,6 +7,7 @@ import {
   fileListingOutput,
   guardSubcommand,
   parseStrict,
+  projectFileArgs,
   reportDiagnostics,
   tildePath,
 } from "./_shared.ts";
@@ -17,23 +18,7 @@ import {
  * definitions only; the loader and table load inside `run()`.
  */
 
-const cwdArg = {
-  cwd: {
-    type: "string",
-    valueHint: "dir",
-    description: "Look for project agents in this directory instead of the current one",
-  },
-} as const satisfies ArgsDef;
-
-const listArgs = {
-  json: { type: "boolean", description: "Print a JSON array instead of a table" },
-  ...cwdArg,
-} as const satisfies ArgsDef;
-
-const showArgs = {
-  name: { type: "positional", required: false, description: "The agent's name (required)" },
-  ...cwdArg,
-} as const satisfies ArgsDef;
+const { listArgs, showArgs } = projectFileArgs("agents", "agent");
 
 /** One element of `ion agents --json`. */
 export interface AgentListItem {

@@ -1,10 +1,11 @@
-import { type ArgsDef, defineCommand } from "citty";
+import { defineCommand } from "citty";
 import type { Skill } from "../skills/types.ts";
 import {
   clipLine,
   fileListingOutput,
   guardSubcommand,
   parseStrict,
+  projectFileArgs,
   reportDiagnostics,
   tildePath,
 } from "./_shared.ts";
@@ -15,23 +16,7 @@ import {
  * through fd writers, not process.stdout/stderr (util/fd-writer.ts: ~3 ms of start-up).
  */
 
-const cwdArg = {
-  cwd: {
-    type: "string",
-    valueHint: "dir",
-    description: "Look for project skills in this directory instead of the current one",
-  },
-} as const satisfies ArgsDef;
-
-const listArgs = {
-  json: { type: "boolean", description: "Print a JSON array instead of a table" },
-  ...cwdArg,
-} as const satisfies ArgsDef;
-
-const showArgs = {
-  name: { type: "positional", required: false, description: "The skill's name (required)" },
-  ...cwdArg,
-} as const satisfies ArgsDef;
+const { cwdArgs, listArgs, showArgs } = projectFileArgs("skills", "skill");
 
 /** One element of `ion skills --json`. */
 export interface SkillListItem {
@@ -111,9 +96,9 @@ const show = defineCommand({
 
 const path = defineCommand({
   meta: { name: "path", description: "The directories searched for skills, highest precedence first" },
-  args: cwdArg,
+  args: cwdArgs,
   async run({ rawArgs }) {
-    const args = parseStrict("skills path", rawArgs, cwdArg, 0);
+    const args = parseStrict("skills path", rawArgs, cwdArgs, 0);
     const { stdout } = await fileListingOutput();
     const { skillDirs } = await import("../skills/load.ts");
     const dirs = skillDirs({ cwd: args.cwd ?? process.cwd() });
