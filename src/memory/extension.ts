@@ -135,9 +135,8 @@ export class SessionMemory implements SessionExtension {
 
   /**
    * Waits for learning still under way. The database stays open for the process's next session (a
-   * chat's /clear) and is never closed: the last connection's close runs a WAL checkpoint with its
-   * fsyncs (~3 ms at the end of every run), which SQLite leaves to a later writer when a process
-   * just exits — safe in WAL mode, whose commits are already in the log.
+   * chat's /clear); Bun closes it when the process exits, and that close's WAL checkpoint (two fsyncs)
+   * is the one cost memory adds to a run's end.
    */
   async sessionEnd(): Promise<void> {
     await settled([...this.learning], LEARN_WAIT_MS);
