@@ -1,7 +1,6 @@
-import { join } from "node:path";
 import { parseArgs } from "citty";
 import type { AgentSession } from "../agent/session.ts";
-import { configFiles, dataDir } from "../config/paths.ts";
+import { configFiles, inputHistoryFile } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
@@ -184,7 +183,7 @@ async function lineInput(
   return new ChatInput({
     input: process.stdin,
     output: process.stdout,
-    historyFile: args.session === false ? undefined : join(dataDir(process.env), "input_history.jsonl"),
+    historyFile: args.session === false ? undefined : inputHistoryFile(process.env),
     complete: (line) => chat()?.complete(line) ?? Promise.resolve([[], line]),
     onKey: (key) => {
       void (key === "cycle-thinking" ? chat()?.cycleThinking() : chat()?.cycleMode());

@@ -1,6 +1,6 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { dataDir } from "../config/paths.ts";
+import { dataDir, INPUT_HISTORY_NAME } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { asIoError } from "../history/io.ts";
 import { acquireLock, type SessionLock } from "../history/lock.ts";
@@ -40,7 +40,10 @@ export async function resetHistory(rawArgs: string[]): Promise<void> {
   if (args.yes !== true) {
     if (process.stdin.isTTY !== true)
       throw new IonError("usage", "refusing to delete history without confirmation: pass -y", {
-        hint: "`ion reset -y` deletes every saved session, the trash and the input history",
+        hint:
+          args.all === true
+            ? "`ion reset --all -y` deletes every saved session, the trash, the input history and the memory"
+            : "`ion reset -y` deletes every saved session, the trash and the input history",
       });
     if (!(await confirm(`Delete ${describe(found)}? [y/N] `))) {
       process.stderr.write("nothing deleted\n");
@@ -62,7 +65,7 @@ export async function resetHistory(rawArgs: string[]): Promise<void> {
 async function findHistory(data: string): Promise<History> {
   const sessionsDir = join(data, "sessions");
   const trashDir = join(data, "trash");
-  const inputHistory = join(data, "input_history");
+  const inputHistory = join(data, INPUT_HISTORY_NAME);
   const names = await namesIn(sessionsDir);
   const sessions = names
     .filter((name) => name.endsWith(SESSION_FILE_SUFFIX) && !name.startsWith("."))

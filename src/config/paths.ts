@@ -65,6 +65,13 @@ export function dataDir(env: Env = process.env): string {
   );
 }
 
+/** The chat's input history in the data dir (what was typed, for ↑), which `ion reset` removes. */
+export const INPUT_HISTORY_NAME = "input_history.jsonl";
+
+export function inputHistoryFile(env: Env = process.env): string {
+  return join(dataDir(env), INPUT_HISTORY_NAME);
+}
+
 /** `$XDG_CACHE_HOME/ion` › `~/.cache/ion`. */
 export function cacheDir(env: Env = process.env): string {
   const base = xdg(env, "XDG_CACHE_HOME");

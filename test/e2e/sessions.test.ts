@@ -373,7 +373,7 @@ describe("ion reset", () => {
       join(box.dataDir, "trash", "0190eeee-0000-7000-8000-000000000000.trashed-1.jsonl.zst"),
       "x",
     );
-    writeFileSync(join(box.dataDir, "input_history"), "hello\n");
+    writeFileSync(join(box.dataDir, "input_history.jsonl"), "hello\n");
     return made;
   }
 
@@ -386,7 +386,7 @@ describe("ion reset", () => {
       expect(run.stderr).toContain("refusing to delete history without confirmation: pass -y");
     }
     for (const m of made) expect(existsSync(m.path)).toBe(true);
-    expect(existsSync(join(box.dataDir, "input_history"))).toBe(true);
+    expect(existsSync(join(box.dataDir, "input_history.jsonl"))).toBe(true);
   });
 
   test("-y deletes the sessions, the trash and the input history", async () => {
@@ -401,6 +401,17 @@ describe("ion reset", () => {
     expect(JSON.parse(list.stdout)).toEqual([]);
     const again = await box.run(["reset", "-y"]);
     expect(again).toMatchObject({ code: 0, stderr: "no history to delete\n" });
+  });
+
+  test("--all without -y: the hint names --all, so following it wipes the memory too", async () => {
+    using box = new Sandbox();
+    await seed(box);
+    const run = await box.run(["reset", "--all"]);
+    expect(run.code).toBe(64);
+    expect(run.stderr).toContain(
+      "hint: `ion reset --all -y` deletes every saved session, the trash, the input history and the memory",
+    );
+    expect(existsSync(join(box.dataDir, "input_history.jsonl"))).toBe(true);
   });
 
   test("unknown flags and arguments are usage errors", async () => {
