@@ -1,5 +1,3 @@
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import { messageOf } from "../util/error-text.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import type { ChatContext } from "./context.ts";
@@ -16,12 +14,9 @@ export const indexCommand: SlashCommand<ChatContext> = {
   summary: "build or update the code index of this project (or of path)",
   async run(args, context) {
     const { style } = context;
-    const dir = resolve(context.session.cwd, args || ".");
     try {
-      if (!statSync(dir).isDirectory()) {
-        context.print(style.red(`ion: ${safeForTerminal(args)} is not a directory`));
-        return;
-      }
+      const { projectRootAt } = await import("../commands/index-common.ts");
+      const dir = projectRootAt(context.session.cwd, args || undefined);
       context.print(style.dim(`indexing ${safeForTerminal(dir)}…`));
       const [{ openProject }, { summaryLine }, { updateWarnings }] = await Promise.all([
         import("../code-index/project-index.ts"),

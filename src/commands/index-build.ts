@@ -1,25 +1,16 @@
-import { existsSync, rmSync, statSync } from "node:fs";
-import { resolve } from "node:path";
-import { IonError } from "../errors.ts";
+import { existsSync, rmSync } from "node:fs";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import { parseStrict, tildePath } from "./_shared.ts";
 import { buildArgs, statusArgs } from "./index.ts";
-import { indexedRoot, progressBar, summaryLine } from "./index-common.ts";
+import { indexedRoot, progressBar, projectRootAt, summaryLine } from "./index-common.ts";
 
 /** `ion index [PATH]`: build or update the project's index, a progress bar on a terminal, then one summary line. */
 export async function buildIndex(rawArgs: string[]): Promise<void> {
   const args = parseStrict("index", rawArgs, buildArgs, 1);
-  const root = resolve(process.cwd(), args.path ?? ".");
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(root).isDirectory();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
-  if (!isDirectory) throw new IonError("usage", `${args.path ?? root} is not a directory`);
+  const root = projectRootAt(process.cwd(), args.path);
   const { openProject } = await import("../code-index/project-index.ts");
   const { updateWarnings } = await import("../code-index/answer-lines.ts");
-  const project = openProject(indexedRoot(root), process.env);
+  const project = openProject(root, process.env);
   const bar = progressBar(process.stderr);
   try {
     const summary = await project.refresh({ onProgress: bar.update });

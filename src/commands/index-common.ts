@@ -1,5 +1,7 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { IndexStatus, UpdateSummary } from "../code-index/store.ts";
+import { IonError } from "../errors.ts";
 import { byteSize, count } from "../util/numbers.ts";
 import { tildePath } from "./_shared.ts";
 
@@ -8,6 +10,23 @@ import { tildePath } from "./_shared.ts";
 /** The directory as the index knows it: its real path, so a symlinked way in finds the same index. */
 export function indexedRoot(dir: string): string {
   return realpathSync(dir);
+}
+
+/**
+ * The project root `ion index [PATH]` and `/index [path]` name (PATH relative to `cwd`), as the index
+ * knows it; a path that is missing or no directory is a usage error saying so.
+ */
+export function projectRootAt(cwd: string, path: string | undefined): string {
+  const dir = resolve(cwd, path || ".");
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT" && (err as NodeJS.ErrnoException).code !== "ENOTDIR")
+      throw err;
+  }
+  if (!isDirectory) throw new IonError("usage", `${path || dir} is not a directory`);
+  return indexedRoot(dir);
 }
 
 /** `typescript 120, python 4` — the counts above zero, largest first. */

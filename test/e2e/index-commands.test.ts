@@ -187,6 +187,19 @@ describe("the code index in a chat", () => {
     expect(systemOf(from)).toEqual(systemOf(before));
   });
 
+  test("/index with a path that is missing or a file says so in one line, as ion index does; the chat goes on", async () => {
+    using box = new Sandbox();
+    await project(box);
+    const chat = await box.run(["chat"], { env, stdin: "/index /nonexistent\n/index src/retry.ts\n/quit\n" });
+    expect(chat.code).toBe(0);
+    const out = chat.stdout + chat.stderr;
+    expect(out).toContain("ion: /nonexistent is not a directory");
+    expect(out).toContain("ion: src/retry.ts is not a directory");
+    expect(out).not.toContain("ENOENT");
+    const cli = await box.run(["index", "/nonexistent"], { env });
+    expect(cli).toMatchObject({ code: 64, stderr: "ion: /nonexistent is not a directory\n" });
+  });
+
   test("no map without an index, nor with index.map_tokens 0; /index builds one and says so", async () => {
     using box = new Sandbox();
     await project(box);
