@@ -15,7 +15,7 @@ const SHOWN = 5;
 
 export const memoryCommand: SlashCommand<ChatContext> = {
   name: "memory",
-  args: "[search QUERY | forget ID | on | off]",
+  args: "[search QUERY | forget ID [--hard] | on | off]",
   summary: "search or forget what ion remembers; turn memory on or off for this chat",
   complete: (partial) => SUBCOMMANDS.filter((name) => name.startsWith(partial)),
   // Piped text is often a document: it must not make ion forget what the user told it.
@@ -68,7 +68,9 @@ async function status(memory: SessionMemory, context: ChatContext): Promise<void
       ? "off (memory.enabled: false in the config)"
       : "off for this chat (/memory on turns it back on)";
   const count = `${stats.valid} ${stats.valid === 1 ? "memory" : "memories"}`;
-  context.print(`memory ${state} · ${count} · /memory search QUERY, /memory forget ID`);
+  context.print(
+    `memory ${state} · ${count} · /memory search QUERY, /memory forget ID [--hard], /memory on|off`,
+  );
 }
 
 function toggle(memory: SessionMemory, on: boolean, context: ChatContext): void {
@@ -108,11 +110,19 @@ async function search(memory: SessionMemory, query: string, context: ChatContext
   for (const line of hitLines(hits, style, 72)) context.print(line);
 }
 
-async function forget(memory: SessionMemory, id: string, context: ChatContext): Promise<void> {
-  if (id === "") {
-    context.print(context.style.red("ion: /memory forget needs a memory id (/memory search shows them)"));
+/** `/memory forget ID [--hard]`, as `ion memory forget` takes them. */
+async function forget(memory: SessionMemory, argument: string, context: ChatContext): Promise<void> {
+  const words = argument.split(/\s+/).filter((word) => word !== "");
+  const hard = words.includes("--hard");
+  const ids = words.filter((word) => word !== "--hard");
+  if (ids.length !== 1) {
+    context.print(
+      context.style.red(
+        "ion: /memory forget needs one memory id, and --hard to delete it (/memory search shows ids)",
+      ),
+    );
     return;
   }
   const { forgetInStore } = await import("../commands/memory-list.ts");
-  context.print(forgetInStore(await memory.openStore(), id, false));
+  context.print(forgetInStore(await memory.openStore(), ids[0]!, hard));
 }
