@@ -3,7 +3,7 @@ import type { Env } from "../config/paths.ts";
 import type { Message } from "../providers/types.ts";
 import type { SymbolsRequest } from "../tools/symbols.ts";
 import type { ToolUpdate } from "../tools/types.ts";
-import { count } from "../util/numbers.ts";
+import { countedGrouped } from "../util/numbers.ts";
 import { readProjectFile } from "../util/project-file.ts";
 import {
   ANSWER_MAX_LINES,
@@ -53,7 +53,9 @@ export async function answerSymbols(request: SymbolsRequest, options: LookupOpti
     });
     notes.push(...updateWarnings(summary).map((warning) => `(${warning})`));
     if (building)
-      notes.push(`(built the index: ${count(summary.files)} files, ${count(summary.symbols)} definitions)`);
+      notes.push(
+        `(built the index: ${countedGrouped(summary.files, "file")}, ${countedGrouped(summary.symbols, "definition")})`,
+      );
   } catch (err) {
     if (!limit.aborted || options.signal.aborted) throw err;
     // What was parsed so far is stored (a batch at a time): the answer covers it, the next call goes on.

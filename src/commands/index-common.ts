@@ -2,7 +2,7 @@ import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { IndexStatus, UpdateSummary } from "../code-index/store.ts";
 import { IonError } from "../errors.ts";
-import { byteSize, count } from "../util/numbers.ts";
+import { byteSize, count, countedGrouped } from "../util/numbers.ts";
 import { tildePath } from "./_shared.ts";
 
 /** What `ion index` and `/index` share: the project's root, the progress bar, the summary and status lines. */
@@ -50,8 +50,8 @@ export function summaryLine(summary: UpdateSummary): string {
   const skippedTotal = Object.values(summary.skipped).reduce((sum, n) => sum + n, 0);
   const skipped = skippedTotal > 0 ? `; skipped ${count(skippedTotal)} (${counts(summary.skipped)})` : "";
   return (
-    `indexed ${count(summary.files)} files (${count(summary.parsed)} parsed, ${count(summary.removed)} removed): ` +
-    `${count(summary.symbols)} symbols${languages ? `; ${languages}` : ""}${skipped}; ${seconds(summary.ms)}`
+    `indexed ${countedGrouped(summary.files, "file")} (${count(summary.parsed)} parsed, ${count(summary.removed)} removed): ` +
+    `${countedGrouped(summary.symbols, "symbol")}${languages ? `; ${languages}` : ""}${skipped}; ${seconds(summary.ms)}`
   );
 }
 

@@ -24,6 +24,11 @@ export function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
+/** Like `counted`, with the number grouped as `count` groups it: 1 → "1 file", 12345 → "12,345 files". */
+export function countedGrouped(n: number, noun: string): string {
+  return `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** A file's size for people: 512 → "512 B", 2048 → "2.0 KiB", 3_145_728 → "3.0 MiB". */
 export function byteSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

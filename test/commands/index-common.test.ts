@@ -66,3 +66,8 @@ describe("ion index's output", () => {
     expect(written).toEqual([]);
   });
 });
+
+test("one file and one symbol are singular", () => {
+  const line = summaryLine({ ...SUMMARY, files: 1, parsed: 1, symbols: 1 });
+  expect(line).toStartWith("indexed 1 file (1 parsed, 2 removed): 1 symbol;");
+});
