@@ -8,6 +8,7 @@ import type {
   Usage,
   UserMessage,
 } from "../providers/types.ts";
+import type { SandboxReport } from "../sandbox/types.ts";
 import type { ChildModel, ToolMetadata } from "../tools/types.ts";
 import { redactText } from "../util/secrets.ts";
 
@@ -112,6 +113,8 @@ export interface RunResult {
   modelUsage: Record<string, ModelUsageEntry>;
   /** With `--json-schema`: the final answer parsed, valid against the schema. */
   structured_output?: unknown;
+  /** Where `bash` commands ran: the mechanism (`none`: nothing enforced), mode and network. */
+  sandbox?: SandboxReport;
 }
 
 type UnmarkedEvent =
@@ -132,6 +135,8 @@ type UnmarkedEvent =
       accept_edits?: boolean;
       /** Where the provider key came from, never the key: an env var's name, "keys.json", "config" or "none". */
       key_source: string;
+      /** Where `bash` commands run (`type: "none"` when nothing enforces it). */
+      sandbox?: SandboxReport;
       /** Tokens the model can take, when known (for the status line; not part of stream-json's init). */
       context_window: number | null;
     }

@@ -1,5 +1,6 @@
 import type { Message, ProviderErrorKind, StopReason, ToolUseBlock, Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
+import { sandboxReport } from "../sandbox/types.ts";
 import { currentTools } from "../tools/registry.ts";
 import { overBudget } from "./budget.ts";
 import { ChildSpending } from "./child-usage.ts";
@@ -244,6 +245,7 @@ export class AgentRun {
           maxOutputTokens: input.maxOutputTokens,
         }),
       },
+      ...(input.sandbox ? { sandbox: sandboxReport(input.sandbox.current) } : {}),
     });
     // What child agents spent, on top of the run's own (the same result when they reported nothing).
     return this.children.addTo(own);

@@ -9,6 +9,8 @@ import type {
   ToolUseBlock,
   Usage,
 } from "../providers/types.ts";
+import type { CommandSandbox } from "../sandbox/command-sandbox.ts";
+import { sandboxReport } from "../sandbox/types.ts";
 import { currentTools, type ToolSource } from "../tools/registry.ts";
 import type { AgentTool, ToolOutcome } from "../tools/types.ts";
 import type { AgentEvent, CompactTrigger } from "./events.ts";
@@ -35,6 +37,8 @@ export interface AgentInput {
   permissionMode: "read" | "ask" | "auto";
   /** Directories outside cwd that file tools may reach (config `workspace.allow`). */
   workspaceAllow?: string[];
+  /** Where `bash` commands run (absent: unsandboxed, as with `sandbox.mode: off`). */
+  sandbox?: CommandSandbox;
   maxTurns: number;
   signal: AbortSignal;
   /** Names of the skills the model can read (stream-json's `init.skills`). */
@@ -112,6 +116,7 @@ export async function* runAgent(input: AgentInput, deps: AgentDeps): AsyncGenera
     slash_commands: input.slashCommands ?? [],
     ...(input.acceptEdits ? { accept_edits: true } : {}),
     key_source: input.provider.keySource.replace(/^env /, ""),
+    ...(input.sandbox ? { sandbox: sandboxReport(input.sandbox.current) } : {}),
     context_window: input.contextWindow ?? null,
   };
   while (yield* run.step()) {

@@ -36,6 +36,8 @@ export interface ToolCallRequest {
   name: string;
   input: Record<string, unknown>;
   readOnly: boolean;
+  /** It asks to run outside the session's sandbox (`bash` with `sandbox: false`, the sandbox on). */
+  outsideSandbox?: boolean;
 }
 
 /** Allowed (with the input to run it with, when a review rewrote it), or denied with what the model is told. */
@@ -72,6 +74,11 @@ export interface ApprovalPolicy {
   approve?: ApproveFn | undefined;
   /** Extensions asked first, in order. */
   reviewers?: readonly CallReviewer[] | undefined;
+  /**
+   * In mode auto, a call that asks to run outside the sandbox: runs (`sandbox.allow_escalation`), is
+   * asked about (a chat), or is denied (a run); default deny. In mode ask it is always asked about.
+   */
+  escalation?: (() => "allow" | "ask" | "deny") | undefined;
 }
 
 /** The file tools Claude Code's `acceptEdits` mode lets through without asking. */
@@ -95,6 +102,7 @@ export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallReques
   }
   const allowed: Authorization = input === call.input ? { allow: true } : { allow: true, input };
   const mode = policy.mode();
+  if (call.outsideSandbox) return authorizeOutsideSandbox(policy, { ...call, input }, mode, allowed);
   if (call.readOnly || mode === "auto") return allowed;
   if (mode === "ask") {
     const request = { ...call, input };
@@ -112,6 +120,40 @@ export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallReques
   return {
     allow: false,
     reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
+  };
+}
+
+/**
+ * A call that asks to leave the sandbox is never preapproved — not by a hook, `--allowedTools` or an
+ * earlier "always" — only the user's yes (or, in mode auto, `sandbox.allow_escalation`) lets it run.
+ */
+async function authorizeOutsideSandbox(
+  policy: ApprovalPolicy,
+  call: ToolCallRequest,
+  mode: PermissionMode,
+  allowed: Authorization,
+): Promise<Authorization> {
+  const inAuto = mode === "auto" ? (policy.escalation?.() ?? "deny") : undefined;
+  if (inAuto === "allow") return allowed;
+  const ask = mode === "ask" || inAuto === "ask";
+  if (ask && policy.approve) {
+    const answer = await policy.approve({
+      id: call.id,
+      name: call.name,
+      input: call.input,
+      outsideSandbox: true,
+    });
+    if (answer === "allow") return allowed;
+  }
+  const why =
+    mode === "read"
+      ? "the permission mode is read"
+      : inAuto === "deny"
+        ? "running outside the sandbox in mode auto needs sandbox.allow_escalation: true"
+        : "running outside the sandbox needs the user's approval, and it was not given";
+  return {
+    allow: false,
+    reason: `permission denied: ${call.name} was not run outside the sandbox: ${why}. Run it inside the sandbox (without sandbox: false) or tell the user what you wanted to do.`,
   };
 }
 

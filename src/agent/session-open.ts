@@ -2,6 +2,8 @@ import { loadConfig } from "../config/load.ts";
 import { dataDir } from "../config/paths.ts";
 import type { Config, Keys, Layer } from "../config/schema.ts";
 import { SessionInUseError, SessionStore } from "../history/store.ts";
+import type { CommandSandbox } from "../sandbox/command-sandbox.ts";
+import { openSessionSandbox, unavailableNotice } from "../sandbox/session-sandbox.ts";
 import { checkBudgetPriced } from "./budget.ts";
 import { resolveFallback } from "./fallback.ts";
 import {
@@ -26,6 +28,8 @@ export interface SessionBasis {
   parts: Awaited<ReturnType<typeof sessionParts>>;
   /** The MCP servers, starting in parallel with the rest of the set-up; undefined when none is configured. */
   mcp: SessionMcp | undefined;
+  /** Where `bash` commands run. */
+  sandbox: CommandSandbox;
 }
 
 /**
@@ -39,6 +43,10 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
   for (const warning of loaded.warnings) notice(`warning: ${warning}`);
   const trust = options.projectTrust;
   const mcp = SessionMcp.start({ cwd, env, config: loaded.config, trust, notice, log: options.log });
+  // The sandbox probe (a few ms of bwrap) runs while the session file and the model are resolved.
+  const sandboxFor = (config: Config) =>
+    openSessionSandbox({ cwd, config, mode: options.sandboxMode, addDirs: options.addDirs });
+  let sandboxing = sandboxFor(loaded.config);
 
   const store = options.choice.noSession ? undefined : SessionStore.forDataDir(dataDir(env));
   let opened: OpenedSession | undefined;
@@ -53,6 +61,7 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
     if (spec === undefined && !loaded.config.model && options.ensureModel) {
       await options.ensureModel();
       loaded = await loadConfig({ cwd, env, trustedProject: options.projectTrust?.trusted });
+      sandboxing = sandboxFor(loaded.config);
     }
     const target = await resolveTarget(loaded, spec, env, options.model !== undefined);
     for (const warning of target.facts.warnings ?? []) notice(`warning: ${warning}`);
@@ -64,7 +73,10 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
     if (options.maxBudgetUsd !== undefined)
       for (const t of fallback ? [target, fallback] : [target])
         checkBudgetPriced(t.facts.price, `${t.provider.id}/${t.model}`);
-    return { loaded, store, opened, target, fallback, parts, mcp };
+    const sandbox = await sandboxing;
+    const unavailable = unavailableNotice(sandbox);
+    if (unavailable && !options.noTools) notice(unavailable);
+    return { loaded, store, opened, target, fallback, parts, mcp, sandbox };
   } catch (err) {
     await opened?.writer.close();
     await mcp?.close();

@@ -2,6 +2,7 @@ import type { Env } from "../config/paths.ts";
 import type { TrustDecision } from "../config/trust.ts";
 import type { ThinkingLevel, Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
+import type { SandboxMode } from "../sandbox/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
 import type { PermissionMode } from "./permissions.ts";
 import type { SessionExtension } from "./session-extension.ts";
@@ -47,6 +48,13 @@ export interface SessionOptions {
   acceptEdits?: boolean;
   /** `--allowedTools` / `--disallowedTools`: run without asking / not offered, for this session only. */
   toolRules?: ToolRules | undefined;
+  /** `--sandbox MODE`: overrides config `sandbox.mode` for this session. */
+  sandboxMode?: SandboxMode | undefined;
+  /**
+   * In mode auto, a call asking to run outside the sandbox when `sandbox.allow_escalation` is not true:
+   * asked about (a chat) or denied (a run, the default).
+   */
+  escalationInAuto?: "ask" | "deny";
   /** `--add-dir`: directories the file tools may reach besides config's `workspace.allow`. */
   addDirs?: string[] | undefined;
   /** `--append-system-prompt`: text after the preamble. */

@@ -2,6 +2,7 @@ import type { Config } from "../config/schema.ts";
 import { IonError } from "../errors.ts";
 import { streamProvider } from "../providers/index.ts";
 import type { Message, ThinkingLevel, Usage, UserBlock } from "../providers/types.ts";
+import type { CommandSandbox } from "../sandbox/command-sandbox.ts";
 import type { AgentTool, ChildEvent } from "../tools/types.ts";
 import { ChildSpending } from "./child-usage.ts";
 import { type CompactionRequest, runCompaction } from "./compact-run.ts";
@@ -43,6 +44,8 @@ export interface TurnSetup {
   prompt?: readonly UserBlock[];
   /** What the extensions tell the front ends about the turn's context: passed on right after its init. */
   contextEvents?: readonly AgentEvent[];
+  /** Where `bash` commands run. */
+  sandbox?: CommandSandbox;
 }
 
 export interface TurnPlan {
@@ -80,6 +83,7 @@ function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
     mcpServers: setup.mcpServers,
     permissionMode: mode,
     workspaceAllow: [...(config.workspace?.allow ?? []), ...(options.addDirs ?? [])],
+    ...(setup.sandbox ? { sandbox: setup.sandbox } : {}),
     maxTurns: options.maxTurns,
     signal,
     skills: setup.skills,
@@ -93,6 +97,8 @@ function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
       toolRules: options.toolRules,
       approve: options.approve,
       reviewers: seams.reviewers(),
+      escalation: () =>
+        setup.sandbox?.current.allowEscalation ? "allow" : (options.escalationInAuto ?? "deny"),
     },
     ...seams.loopSeams(schemaCheck ? [schemaCheck.beforeStop] : []),
     ...(options.log ? { log: options.log } : {}),

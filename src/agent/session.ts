@@ -12,6 +12,7 @@ import type {
   UserBlock,
   UserMessage,
 } from "../providers/types.ts";
+import type { CommandSandbox } from "../sandbox/command-sandbox.ts";
 import type { Skill } from "../skills/types.ts";
 import { ToolRegistry } from "../tools/registry.ts";
 import type { AgentTool } from "../tools/types.ts";
@@ -85,6 +86,8 @@ export class AgentSession {
   private readonly fallbackTarget: ModelTarget | undefined;
   /** The MCP servers (session-mcp.ts); undefined when none is configured. */
   private readonly mcp: SessionMcp | undefined;
+  /** Where `bash` commands run; a chat's `/sandbox` changes its mode for the next command. */
+  readonly sandbox: CommandSandbox;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -106,6 +109,7 @@ export class AgentSession {
     this.registry = new ToolRegistry([...basis.parts.builtins, ...this.seams.tools()]);
     this.prompt = basis.parts.prompt;
     this.mcp = basis.mcp;
+    this.sandbox = basis.sandbox;
   }
 
   /**
@@ -330,6 +334,7 @@ export class AgentSession {
       thinking: this.thinking,
       messages: this.messages(),
       seams: this.seams,
+      sandbox: this.sandbox,
     };
   }
 

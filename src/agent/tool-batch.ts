@@ -1,6 +1,6 @@
 import type { ToolResultBlock, ToolUseBlock } from "../providers/types.ts";
 import { currentTools } from "../tools/registry.ts";
-import { type AgentTool, isReadOnly, type ToolOutcome } from "../tools/types.ts";
+import { type AgentTool, asksOutsideSandbox, isReadOnly, type ToolOutcome } from "../tools/types.ts";
 import { messageOf } from "../util/error-text.ts";
 import { CallEvents } from "./call-events.ts";
 import { ChildSpending } from "./child-usage.ts";
@@ -68,6 +68,7 @@ async function decide(
     name: call.name,
     input: call.input,
     readOnly: isReadOnly(tool, call.input),
+    outsideSandbox: input.sandbox?.enforced === true && asksOutsideSandbox(call.name, call.input),
   });
   if (verdict.allow) return { run: true, tool, input: verdict.input ?? call.input };
   return {
@@ -100,6 +101,7 @@ async function execute(
     return await tool.execute(args, {
       cwd: input.cwd,
       allow: input.workspaceAllow ?? [],
+      ...(input.sandbox ? { sandbox: input.sandbox } : {}),
       signal: input.signal,
       callId: call.id,
       sessionId: input.sessionId,

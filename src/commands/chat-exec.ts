@@ -3,6 +3,7 @@ import type { AgentSession } from "../agent/session.ts";
 import { configFiles, inputHistoryFile } from "../config/paths.ts";
 import { IonError } from "../errors.ts";
 import { THINKING_LEVELS, type ThinkingLevel } from "../providers/types.ts";
+import { SANDBOX_MODES, type SandboxMode } from "../sandbox/types.ts";
 import type { ApproveFn } from "../tools/types.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
 import { counted } from "../util/numbers.ts";
@@ -28,6 +29,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
     });
   const cwd = workspaceRoot(args.cwd);
   const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
+  const sandboxMode = args.sandbox ? parseChoice("--sandbox", args.sandbox, SANDBOX_MODES) : undefined;
   const env = process.env;
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const { colorEnabled, createStyle } = await import("../ui/style.ts");
@@ -49,6 +51,7 @@ export async function executeChat(rawArgs: string[]): Promise<void> {
   const session = await openChatSession(args, {
     cwd,
     thinking,
+    sandboxMode,
     interactive,
     notice,
     log,
@@ -111,6 +114,7 @@ async function openChatSession(
   options: {
     cwd: string;
     thinking: ThinkingLevel | undefined;
+    sandboxMode: SandboxMode | undefined;
     interactive: boolean;
     notice: (line: string) => void;
     log: ((line: string) => void) | undefined;
@@ -150,6 +154,9 @@ async function openChatSession(
     env,
     model: args.model,
     thinking: options.thinking,
+    sandboxMode: options.sandboxMode,
+    // In mode auto, a command asking to leave the sandbox is still asked about in a chat.
+    escalationInAuto: "ask",
     yes: args.yes === true,
     noTools: false,
     maxTurns: 50,

@@ -23,6 +23,11 @@ export const chatArgs = {
   },
   cwd: { type: "string", valueHint: "dir", description: "Chat in this directory (the workspace root)" },
   thinking: { type: "string", valueHint: "level", description: "Thinking level: off | low | medium | high" },
+  sandbox: {
+    type: "string",
+    valueHint: "mode",
+    description: "Where bash commands run: workspace-write | read-only | off (overrides sandbox.mode)",
+  },
   yes: {
     type: "boolean",
     alias: "y",

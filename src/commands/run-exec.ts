@@ -5,6 +5,7 @@ import type { SessionEndReason } from "../agent/session-extension.ts";
 import { IonError } from "../errors.ts";
 import { SessionInUseError } from "../history/session-errors.ts";
 import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
+import { SANDBOX_MODES } from "../sandbox/types.ts";
 import type { ApprovalPrompt } from "../ui/approval.ts";
 import { jsonLine, OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
@@ -233,6 +234,7 @@ async function readRunFlags({ args, repeated, format, streamInput, notice }: Run
     );
   const cwd = workspaceRoot(args.cwd);
   const thinking = args.thinking ? parseChoice("--thinking", args.thinking, THINKING_LEVELS) : undefined;
+  const sandboxMode = args.sandbox ? parseChoice("--sandbox", args.sandbox, SANDBOX_MODES) : undefined;
   const maxTurns = args["max-turns"] ? parsePositiveInt("--max-turns", args["max-turns"]) : DEFAULT_MAX_TURNS;
   const permissions = permissionFlags(args);
   // A file the answer cannot be written to is refused before anything is sent (and paid for).
@@ -250,7 +252,7 @@ async function readRunFlags({ args, repeated, format, streamInput, notice }: Run
   const toolFlags = ["allowed-tools", "disallowed-tools", "add-dir"].some((flag) => repeated[flag]?.length)
     ? (await import("./run-flags-ci.ts")).runToolFlags(repeated, notice)
     : { toolRules: undefined, addDirs: [] };
-  return { cwd, thinking, maxTurns, permissions, maxBudgetUsd, outputSchema, toolFlags };
+  return { cwd, thinking, sandboxMode, maxTurns, permissions, maxBudgetUsd, outputSchema, toolFlags };
 }
 
 /** The project's trust, its hooks and extensions, then the session itself (new, continued or resumed). */
@@ -306,6 +308,8 @@ async function openRunSession(
     acceptEdits: permissions.acceptEdits,
     toolRules: toolFlags.toolRules,
     addDirs: toolFlags.addDirs,
+    sandboxMode: flags.sandboxMode,
+    escalationInAuto: "deny",
     noTools: args.tools === false,
     maxTurns: flags.maxTurns,
     maxBudgetUsd: flags.maxBudgetUsd,

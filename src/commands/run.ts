@@ -122,6 +122,11 @@ export const runArgs = {
     valueHint: "dir",
     description: "Let the file tools reach this directory too (repeatable)",
   },
+  sandbox: {
+    type: "string",
+    valueHint: "mode",
+    description: "Where bash commands run: workspace-write | read-only | off (overrides sandbox.mode)",
+  },
 } as const;
 
 export default defineCommand({

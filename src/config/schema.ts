@@ -109,6 +109,31 @@ export const ConfigSchema = z.strictObject({
       recency_half_life_days: z.optional(z.number().check(z.positive())),
     }),
   ),
+  /** Where `bash` commands run (README "Sandbox"); the user's own config only. */
+  sandbox: z.optional(
+    z.strictObject({
+      /** workspace-write (default where a sandbox exists) | read-only | off. */
+      mode: z.optional(z.enum(["workspace-write", "read-only", "off"])),
+      /** false (default): no network; true: any; a list: only these hosts (`*.example.com`: its subdomains). */
+      network: z.optional(
+        z.union([
+          z.boolean(),
+          z.array(
+            z
+              .string()
+              .check(
+                z.regex(
+                  /^(\*\.)?[A-Za-z0-9._:[\]-]+$/,
+                  "expected a host name, e.g. api.github.com or *.npmjs.org",
+                ),
+              ),
+          ),
+        ]),
+      ),
+      /** In mode auto, a command may run outside the sandbox when it asks to (default false). */
+      allow_escalation: z.optional(z.boolean()),
+    }),
+  ),
   index: z.optional(
     z.strictObject({
       /** Tokens of the repo map a chat starts with when the project has a code index (default 1 000); 0: none. */

@@ -34,6 +34,8 @@ export interface SandboxPolicy {
 export interface SessionSandbox extends SandboxPolicy {
   kind: SandboxKind;
   reason?: string;
+  /** The mechanism's program (bwrap, sandbox-exec). */
+  path?: string;
   /** In mode auto, whether a call that asks to run outside the sandbox (`sandbox: false`) may run. */
   allowEscalation: boolean;
 }

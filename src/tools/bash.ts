@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sandboxDenialNote } from "../sandbox/denial.ts";
 import { messageOf } from "../util/error-text.ts";
 import { defineTool } from "./define.ts";
 import { watchGroup } from "./group-watchdog.ts";
@@ -27,12 +28,18 @@ const schema = z.object({
     .describe(
       `Kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}).`,
     ),
+  sandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      "false: run this command outside the sandbox. The user is always asked first. Only for a command the sandbox stopped (a write outside the workspace, the network) that really needs it.",
+    ),
 });
 
 const description = `Run a shell command with bash (sh when bash is not installed) and return {"stdout","stderr","exit_code"} as JSON.
 
 - Runs in the workspace root, in a fresh shell each call: \`cd\`, variables and other shell state do not carry over between calls. Chain steps with \`&&\` in one command, or use \`cd dir && …\`.
-- Not path-restricted: the workspace rule applies only to the file tools, so a command can read and change anything the user can. Prefer commands that stay inside the workspace, and do nothing destructive the user did not ask for.
+- Sandbox: where the user's sandbox is on, commands can write only inside the workspace (and the directories the user allowed, and a /tmp of their own that is emptied after each command) and reach the network only if the user allowed it; reading is not limited. A command the sandbox stopped gets a note saying so: if it truly needs more (installing into the user's home, pushing, downloading), call bash again with sandbox: false and the user is asked. Without a sandbox a command can read and change anything the user can. Either way, prefer commands that stay inside the workspace, and do nothing destructive the user did not ask for.
 - No interactive input: stdin is empty (/dev/null) and there is no terminal, so anything that prompts gets end-of-file or fails. Use non-interactive flags (\`-y\`, \`--yes\`, \`--no-edit\`, \`git commit -m …\`). Pagers are disabled (PAGER=cat, GIT_PAGER=cat), git never prompts for credentials, and git's editor is a no-op.
 - Timeout: ${DEFAULT_TIMEOUT_MS} ms by default; pass timeout_ms (up to ${MAX_TIMEOUT_MS}) for slow builds or test suites. On timeout or when the user cancels, the command and everything it started get SIGTERM, then SIGKILL ${KILL_GRACE_MS / 1000} s later; the result has exit_code null, the signal, and a note, plus the output so far.
 - Background processes (\`cmd &\`, servers, watchers) are killed when the command finishes. To test against a server, start it, run the checks and stop it within one command. Never start a watcher or a command that runs forever.
@@ -45,7 +52,8 @@ export const bashTool = defineTool({
   description,
   schema,
   readOnly: false,
-  execute: (args, ctx) => runCommand(args.command, args.timeout_ms ?? DEFAULT_TIMEOUT_MS, ctx),
+  execute: (args, ctx) =>
+    runCommand(args.command, args.timeout_ms ?? DEFAULT_TIMEOUT_MS, ctx, args.sandbox === false),
 });
 
 /** The last `capacity` bytes written to it (a ring), and how many bytes were written in all. */
@@ -193,7 +201,12 @@ function result(fields: {
   return JSON.stringify(fields);
 }
 
-async function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promise<ToolOutcome> {
+async function runCommand(
+  command: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  outsideSandbox: boolean,
+): Promise<ToolOutcome> {
   if (ctx.signal.aborted) {
     return {
       is_error: true,
@@ -201,13 +214,18 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
     };
   }
 
+  const sandbox = ctx.sandbox?.enforced && !outsideSandbox ? ctx.sandbox : undefined;
+  const wrapped = sandbox
+    ? sandbox.wrap([shell(), "-c", command], ctx.cwd, ctx.cwd)
+    : { argv: [shell(), "-c", command], env: {} };
   let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   try {
     // detached: setsid() in the child, so it leads a new process group (and session, without a
-    // controlling terminal) and `kill(-pid)` reaches everything it starts.
-    proc = Bun.spawn([shell(), "-c", command], {
+    // controlling terminal) and `kill(-pid)` reaches everything it starts. Under bwrap the group is
+    // bwrap alone: its PID namespace dies with it, and everything the command started with it.
+    proc = Bun.spawn(wrapped.argv, {
       cwd: ctx.cwd,
-      env: childEnv(),
+      env: { ...childEnv(), ...wrapped.env },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
@@ -268,6 +286,13 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
   if (leftovers) notes.push("background processes still running when the command finished were killed");
 
   const exitCode = proc.exitCode;
+  const out = stdout.text(MAX_OUTPUT_CHARS);
+  const err = stderr.text(MAX_OUTPUT_CHARS);
+  const denial =
+    sandbox && stop === undefined && exitCode !== 0
+      ? sandboxDenialNote(sandbox.current, `${err}\n${out}`)
+      : undefined;
+  if (denial) notes.push(denial);
   const signal = proc.signalCode === null ? undefined : String(proc.signalCode);
   return {
     is_error: stop !== undefined || exitCode !== 0,
@@ -277,8 +302,8 @@ async function runCommand(command: string, timeoutMs: number, ctx: ToolContext):
       ...(stop === "cancel" ? { stopped: { reason: "cancel" } } : {}),
     },
     content: result({
-      stdout: stdout.text(MAX_OUTPUT_CHARS),
-      stderr: stderr.text(MAX_OUTPUT_CHARS),
+      stdout: out,
+      stderr: err,
       exit_code: exitCode,
       ...(signal ? { signal } : {}),
       ...(notes.length > 0 ? { note: notes.join("; ") } : {}),

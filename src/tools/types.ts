@@ -2,6 +2,7 @@
 import type { AgentEvent } from "../agent/events.ts";
 import type { AgentDeps, AgentInput } from "../agent/loop.ts";
 import type { ToolSpec, Usage } from "../providers/types.ts";
+import type { CommandSandbox } from "../sandbox/command-sandbox.ts";
 
 /** An event of a child agent (a subagent run by a tool call); its run's `result` is reported as usage instead. */
 export type ChildEvent = Exclude<AgentEvent, { type: "result" }>;
@@ -12,6 +13,8 @@ export interface ToolContext {
   /** Directories outside the root that file tools may reach (config `workspace.allow`). */
   allow: string[];
   signal: AbortSignal;
+  /** The session's sandbox for commands (`bash`); absent: commands run unsandboxed. */
+  sandbox?: CommandSandbox;
   /** This call's id (the model's tool_use id): a child agent's events name it as their parent. */
   callId: string;
   /** The session the call belongs to. */
@@ -111,7 +114,14 @@ export type ApproveFn = (call: {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  /** The call asks to run outside the sandbox: asked every time, never covered by "always". */
+  outsideSandbox?: boolean;
 }) => Promise<ApprovalDecision>;
+
+/** Whether a call asks to run outside the session's sandbox (`bash` with `sandbox: false`). */
+export function asksOutsideSandbox(name: string, input: Record<string, unknown>): boolean {
+  return name === "bash" && input.sandbox === false;
+}
 
 /** The argument that says what a call does (`bash` command, file path, search pattern, URL), if it has one. */
 export function mainArgument(input: Record<string, unknown>): unknown {

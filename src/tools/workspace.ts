@@ -1,6 +1,6 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { homeDir } from "../config/paths.ts";
+import { expandHome } from "../config/paths.ts";
 import { isInside } from "../util/project-file.ts";
 import { ToolInputError } from "./define.ts";
 
@@ -60,12 +60,6 @@ function realpathAllowMissing(path: string): string {
 /** A relative path that leaves its base (`..`, `../x`); `..foo` is an ordinary name inside it. */
 function leavesBase(rel: string): boolean {
   return rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
-}
-
-/** `~` and `~/x` in configured directories mean the user's home, as in a shell. */
-function expandHome(dir: string): string {
-  if (dir === "~") return homeDir();
-  return dir.startsWith("~/") ? join(homeDir(), dir.slice(2)) : dir;
 }
 
 /**

@@ -23,13 +23,16 @@ export function approvalQuestion(
   name: string,
   input: Record<string, unknown>,
   show?: (preview: string) => void,
+  outsideSandbox = false,
 ): string {
   // An MCP tool's input means what its server makes of it: a path alone would hide the content
   // written to it, so its whole input is shown, one key a line.
   const mcp = name.startsWith("mcp__");
   const main = mcp ? undefined : mainArgument(input);
   const domain = approvalDomain(name, input);
-  const tool = escapeControls(domain ? `${name} (domain ${domain})` : name).replaceAll("\n", "\\n");
+  const tool =
+    escapeControls(domain ? `${name} (domain ${domain})` : name).replaceAll("\n", "\\n") +
+    (outsideSandbox ? " OUTSIDE the sandbox" : "");
   const what = escapeControls(
     typeof main === "string"
       ? main
@@ -37,9 +40,12 @@ export function approvalQuestion(
         ? JSON.stringify(cutLongStrings(input), null, 2)
         : JSON.stringify(input),
   );
-  const choices = domain
-    ? `? [y]es / [n]o / [a]lways for ${escapeControls(domain)} `
-    : "? [y]es / [n]o / [a]lways ";
+  // Leaving the sandbox is asked about every time: no "always".
+  const choices = outsideSandbox
+    ? "? [y]es / [n]o "
+    : domain
+      ? `? [y]es / [n]o / [a]lways for ${escapeControls(domain)} `
+      : "? [y]es / [n]o / [a]lways ";
   const lines = what.split("\n").length;
   if (lines === 1) return `Allow ${tool}: ${what}${choices}`;
   if (!show) return `Allow ${tool}: ${what.replaceAll("\n", "\\n")}${choices}`;
@@ -93,16 +99,17 @@ export function createApprover(
   const always = new Set<string>();
   return async (call): Promise<ApprovalDecision> => {
     if (!prompt) return "deny";
-    if (always.has(alwaysScope(call))) return "allow";
+    const outside = call.outsideSandbox === true;
+    if (!outside && always.has(alwaysScope(call))) return "allow";
     await prompt.beforeAsk?.();
     const shown = preview ? await preview(call.name, call.input) : undefined;
     if (shown && prompt.show) prompt.show(shown);
-    const text = approvalQuestion(call.name, call.input, prompt.show);
+    const text = approvalQuestion(call.name, call.input, prompt.show, outside);
     for (;;) {
       const answer = (await prompt.ask(text)).trim().toLowerCase();
       if (answer === "y" || answer === "yes") return "allow";
       if (answer === "n" || answer === "no" || answer === "") return "deny";
-      if (answer === "a" || answer === "always") {
+      if (!outside && (answer === "a" || answer === "always")) {
         always.add(alwaysScope(call));
         return "allow";
       }

@@ -63,7 +63,8 @@ describe.skipIf(!HAS_PROC)("ion killed with SIGKILL during a bash call", () => {
         },
       ],
     });
-    const ion = box.spawn(["run", ...MODEL, "-y", "run the slow job"], { env });
+    // The unsandboxed path's process group (sandbox.test.ts checks the sandboxed tree).
+    const ion = box.spawn(["run", ...MODEL, "-y", "--sandbox", "off", "run the slow job"], { env });
     await waitUntil("the command to start", () => existsSync(pidFile), 10_000);
     const shellPid = Number(readFileSync(pidFile, "utf8").trim());
     expect(shellPid).toBeGreaterThan(0);
@@ -114,7 +115,11 @@ describe.skipIf(!HAS_PROC || !HAS_TMUX)("a chat killed with SIGKILL during a bas
         },
       ],
     });
-    const chat = await Terminal.start({ args: ["chat", "-y"], env: box.env(env), cwd: box.workspace });
+    const chat = await Terminal.start({
+      args: ["chat", "-y", "--sandbox", "off"],
+      env: box.env(env),
+      cwd: box.workspace,
+    });
     await chat.waitFor((s) => s.endsWith("\n[auto] > "), 10_000);
     await chat.sendText("run the slow job");
     await chat.sendKeys("Enter");

@@ -54,7 +54,10 @@ describe.skipIf(!HAS_PROC)("SIGHUP during a bash call", () => {
         },
       ],
     });
-    const ion = box.spawn(["run", ...MODEL, "-y", "-o", "json", "run the slow job"], { env });
+    // The unsandboxed path's process group (sandbox.test.ts checks the sandboxed tree).
+    const ion = box.spawn(["run", ...MODEL, "-y", "--sandbox", "off", "-o", "json", "run the slow job"], {
+      env,
+    });
     const output = collect(ion);
     await waitUntil("the command to start", () => existsSync(pidFile), 10_000);
     const shellPid = Number(readFileSync(pidFile, "utf8").trim());
@@ -92,7 +95,7 @@ describe.skipIf(!HAS_PROC)("SIGHUP during a bash call", () => {
           },
         ],
       });
-      const ion = Bun.spawn([...ionCommand(), "chat", ...MODEL, "-y"], {
+      const ion = Bun.spawn([...ionCommand(), "chat", ...MODEL, "-y", "--sandbox", "off"], {
         cwd: box.workspace,
         env: box.env(env),
         stdin: "pipe",

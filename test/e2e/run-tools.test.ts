@@ -163,7 +163,8 @@ describe("loop limits and cancellation", () => {
     server.enqueueReply("openai", {
       toolCalls: [{ name: "bash", input: { command: "sleep 30 & echo $! > sleep.pid; wait" } }],
     });
-    const child = box.spawn(["run", "-m", openai.model, "-y", "-o", "json", "sleep"], {
+    // The unsandboxed path's process group (sandbox.test.ts checks the sandboxed tree).
+    const child = box.spawn(["run", "-m", openai.model, "-y", "--sandbox", "off", "-o", "json", "sleep"], {
       env: openai.env(server.url),
     });
     const pidFile = join(box.workspace, "sleep.pid");

@@ -32,13 +32,19 @@ export interface IonOptions {
 
 /** A sandbox of temp dirs for one test: HOME, config dir, data dir, and a workspace. */
 export class Sandbox {
-  readonly root = mkdtempSync(join(tmpdir(), "ion-test-"));
-  readonly home = join(this.root, "home");
-  readonly configDir = join(this.root, "config");
-  readonly dataDir = join(this.root, "data");
-  readonly workspace = join(this.root, "work");
+  readonly root: string;
+  readonly home: string;
+  readonly configDir: string;
+  readonly dataDir: string;
+  readonly workspace: string;
 
-  constructor() {
+  /** `base`: where the temp dirs go (default the system's temp dir). */
+  constructor(base = tmpdir()) {
+    this.root = mkdtempSync(join(base, "ion-test-"));
+    this.home = join(this.root, "home");
+    this.configDir = join(this.root, "config");
+    this.dataDir = join(this.root, "data");
+    this.workspace = join(this.root, "work");
     for (const dir of [this.home, this.configDir, this.dataDir, this.workspace]) {
       Bun.spawnSync(["mkdir", "-p", dir]);
     }

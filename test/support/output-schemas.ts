@@ -49,6 +49,13 @@ export const ERROR_KINDS = [
   "internal",
 ] as const;
 
+/** Which sandbox `bash` commands ran in: `type` none when nothing enforced it. */
+const sandboxReport = z.strictObject({
+  type: z.enum(["bwrap", "sandbox-exec", "none"]),
+  mode: z.enum(["workspace-write", "read-only", "off"]),
+  network: z.union([z.boolean(), z.array(z.string())]),
+});
+
 const resultFields = z.strictObject({
   type: z.literal("result"),
   schema_version: z.literal(2),
@@ -85,6 +92,8 @@ const resultFields = z.strictObject({
   modelUsage: z.record(z.string(), modelUsage),
   /** With --json-schema: the final answer, parsed. */
   structured_output: z.unknown().optional(),
+  /** Where bash commands ran (absent only when no session opened). */
+  sandbox: sandboxReport.optional(),
   ...line,
 });
 
@@ -119,6 +128,8 @@ export const InitSchema = z.strictObject({
   permissionMode: z.enum(["plan", "default", "acceptEdits", "bypassPermissions"]),
   slash_commands: z.array(z.string()),
   apiKeySource: z.string().min(1),
+  // Checked where it matters (e2e/sandbox.test.ts); events built by hand in unit tests have none.
+  sandbox: sandboxReport.optional(),
   output_style: z.literal("default"),
   plugins: z.array(z.unknown()).length(0),
   ...line,

@@ -1,0 +1,48 @@
+/**
+ * The sandbox a session opens with: the mode (`--sandbox` › config `sandbox.mode` › workspace-write),
+ * the network, the writable directories, and the mechanism found on this machine. The probe runs in
+ * parallel with the rest of the session's set-up and only when a mode other than off asks for it.
+ */
+import { resolve } from "node:path";
+import { expandHome } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import { CommandSandbox } from "./command-sandbox.ts";
+import { detectSandbox } from "./detect.ts";
+import type { SandboxMode, SessionSandbox } from "./types.ts";
+
+export interface SandboxRequest {
+  cwd: string;
+  config: Config;
+  /** `--sandbox MODE`. */
+  mode?: SandboxMode | undefined;
+  /** `--add-dir` directories (writable like `workspace.allow`). */
+  addDirs?: readonly string[] | undefined;
+}
+
+/** Starts finding the mechanism; the promise resolves to the session's sandbox. */
+export async function openSessionSandbox(request: SandboxRequest): Promise<CommandSandbox> {
+  const { config, cwd } = request;
+  const mode = request.mode ?? config.sandbox?.mode ?? "workspace-write";
+  const writable = [...(config.workspace?.allow ?? []), ...(request.addDirs ?? [])].map((dir) =>
+    resolve(cwd, expandHome(dir)),
+  );
+  const base = {
+    mode,
+    network: config.sandbox?.network ?? false,
+    writable,
+    allowEscalation: config.sandbox?.allow_escalation === true,
+  };
+  if (mode === "off") return new CommandSandbox({ ...base, kind: "none" });
+  const found = await detectSandbox();
+  const settings: SessionSandbox = { ...base, kind: found.kind };
+  if (found.path) settings.path = found.path;
+  if (found.reason) settings.reason = found.reason;
+  return new CommandSandbox(settings);
+}
+
+/** The one line a session says when it cannot give the sandbox its mode asks for. */
+export function unavailableNotice(sandbox: CommandSandbox): string | undefined {
+  const s = sandbox.current;
+  if (s.mode === "off" || s.kind !== "none") return undefined;
+  return `warning: no sandbox: ${s.reason ?? "none is available here"}; bash commands run with your full rights (sandbox.mode off hides this warning)`;
+}
