@@ -45,7 +45,7 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
   const mcp = SessionMcp.start({ cwd, env, config: loaded.config, trust, notice, log: options.log });
   // The sandbox probe (a few ms of bwrap) runs while the session file and the model are resolved.
   const sandboxFor = (config: Config) =>
-    openSessionSandbox({ cwd, config, mode: options.sandboxMode, addDirs: options.addDirs });
+    openSessionSandbox({ cwd, env, config, mode: options.sandboxMode, addDirs: options.addDirs });
   let sandboxing = sandboxFor(loaded.config);
 
   const store = options.choice.noSession ? undefined : SessionStore.forDataDir(dataDir(env));

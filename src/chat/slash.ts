@@ -16,6 +16,7 @@ import { indexCommand } from "./slash-index.ts";
 import { mcpCommand } from "./slash-mcp.ts";
 import { memoryCommand } from "./slash-memory.ts";
 import { planCommand } from "./slash-plan.ts";
+import { sandboxCommand } from "./slash-sandbox.ts";
 import { trustCommand } from "./slash-trust.ts";
 
 /**
@@ -320,6 +321,7 @@ export function builtinCommands(): SlashRegistry<ChatContext> {
     exportCommand,
     copyCommand,
     trustCommand,
+    sandboxCommand,
     mcpCommand,
     planCommand,
     memoryCommand,

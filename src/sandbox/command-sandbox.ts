@@ -29,7 +29,19 @@ function realDirs(dirs: readonly string[]): string[] {
 }
 
 export class CommandSandbox {
-  constructor(private settings: SessionSandbox) {}
+  /** `cacheFile`: where detection keeps its answer, forgotten when bwrap turns out not to work. */
+  constructor(
+    private settings: SessionSandbox,
+    private readonly cacheFile?: string,
+  ) {}
+
+  /**
+   * The mechanism failed to start a command (a kept answer gone stale): the next session probes again,
+   * and this one's commands run unsandboxed only if the user turns the sandbox off.
+   */
+  async startFailed(): Promise<void> {
+    if (this.cacheFile) await (await import("./detect.ts")).forgetSandboxAnswer(this.cacheFile);
+  }
 
   get current(): SessionSandbox {
     return this.settings;

@@ -17,6 +17,23 @@ const NETWORK_FAILED =
 const ESCALATE =
   "if the command really needs it, call bash again with the same command and sandbox: false — the user is asked whether it may run outside the sandbox";
 
+/**
+ * The mechanism itself failed before the command ran (bwrap prints `bwrap: …` and exits 1): the note
+ * for the result, or undefined when the command ran.
+ */
+export function sandboxStartFailure(
+  sandbox: SessionSandbox,
+  exitCode: number | null,
+  stdout: string,
+  stderr: string,
+): string | undefined {
+  const prefix = `${sandbox.kind}: `;
+  const first = stderr.trim().split("\n")[0] ?? "";
+  if (exitCode !== 1 && exitCode !== 65) return undefined;
+  if (stdout !== "" || !first.startsWith(prefix)) return undefined;
+  return `the sandbox could not start (${first}), so the command did not run; the user can run \`ion doctor\`, or turn the sandbox off with /sandbox off or sandbox.mode off`;
+}
+
 /** The note for a failed command's result, or undefined when nothing points at the sandbox. */
 export function sandboxDenialNote(sandbox: SessionSandbox, output: string): string | undefined {
   const writeDenied = WRITE_DENIED[sandbox.kind];

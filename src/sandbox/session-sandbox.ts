@@ -3,8 +3,8 @@
  * the network, the writable directories, and the mechanism found on this machine. The probe runs in
  * parallel with the rest of the session's set-up and only when a mode other than off asks for it.
  */
-import { resolve } from "node:path";
-import { expandHome } from "../config/paths.ts";
+import { join, resolve } from "node:path";
+import { cacheDir, type Env, expandHome } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { CommandSandbox } from "./command-sandbox.ts";
 import { detectSandbox } from "./detect.ts";
@@ -12,6 +12,7 @@ import type { SandboxMode, SessionSandbox } from "./types.ts";
 
 export interface SandboxRequest {
   cwd: string;
+  env: Env;
   config: Config;
   /** `--sandbox MODE`. */
   mode?: SandboxMode | undefined;
@@ -33,11 +34,12 @@ export async function openSessionSandbox(request: SandboxRequest): Promise<Comma
     allowEscalation: config.sandbox?.allow_escalation === true,
   };
   if (mode === "off") return new CommandSandbox({ ...base, kind: "none" });
-  const found = await detectSandbox();
+  const cacheFile = join(cacheDir(request.env), "sandbox.json");
+  const found = await detectSandbox(cacheFile);
   const settings: SessionSandbox = { ...base, kind: found.kind };
   if (found.path) settings.path = found.path;
   if (found.reason) settings.reason = found.reason;
-  return new CommandSandbox(settings);
+  return new CommandSandbox(settings, cacheFile);
 }
 
 /** The one line a session says when it cannot give the sandbox its mode asks for. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sandboxDenialNote } from "../sandbox/denial.ts";
+import { sandboxDenialNote, sandboxStartFailure } from "../sandbox/denial.ts";
 import { messageOf } from "../util/error-text.ts";
 import { defineTool } from "./define.ts";
 import { watchGroup } from "./group-watchdog.ts";
@@ -288,10 +288,14 @@ async function runCommand(
   const exitCode = proc.exitCode;
   const out = stdout.text(MAX_OUTPUT_CHARS);
   const err = stderr.text(MAX_OUTPUT_CHARS);
+  const startFailure =
+    sandbox && stop === undefined ? sandboxStartFailure(sandbox.current, exitCode, out, err) : undefined;
+  if (startFailure) await sandbox?.startFailed();
   const denial =
-    sandbox && stop === undefined && exitCode !== 0
+    startFailure ??
+    (sandbox && stop === undefined && exitCode !== 0
       ? sandboxDenialNote(sandbox.current, `${err}\n${out}`)
-      : undefined;
+      : undefined);
   if (denial) notes.push(denial);
   const signal = proc.signalCode === null ? undefined : String(proc.signalCode);
   return {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bindOrder, bwrapArgv } from "../../src/sandbox/bwrap.ts";
 import { CommandSandbox, describeSandbox } from "../../src/sandbox/command-sandbox.ts";
-import { sandboxDenialNote } from "../../src/sandbox/denial.ts";
+import { sandboxDenialNote, sandboxStartFailure } from "../../src/sandbox/denial.ts";
 import { seatbeltArgv, seatbeltProfile } from "../../src/sandbox/seatbelt.ts";
 import { type SessionSandbox, sandboxReport } from "../../src/sandbox/types.ts";
 
@@ -157,5 +157,15 @@ describe("what a denied command is told", () => {
     expect(sandboxDenialNote(BWRAP, "cat: /tmp/build.log: No such file or directory")).toContain(
       "a /tmp of its own",
     );
+  });
+});
+
+describe("a sandbox that cannot start", () => {
+  test("bwrap's own failure: the command did not run, and the note says so", () => {
+    expect(
+      sandboxStartFailure(BWRAP, 1, "", "bwrap: Creating new namespace failed: Operation not permitted\n"),
+    ).toContain("the sandbox could not start (bwrap: Creating new namespace failed");
+    expect(sandboxStartFailure(BWRAP, 1, "", "make: *** Error 1\n")).toBeUndefined();
+    expect(sandboxStartFailure(BWRAP, 0, "", "bwrap: x")).toBeUndefined();
   });
 });
