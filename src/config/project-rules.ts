@@ -58,7 +58,8 @@ const PROJECT_RULES: RuleTree = {
   memory: { enabled: "project" },
   // The repo map's size only shapes the context a chat starts with; it reads nothing outside the project.
   index: { map_tokens: "project" },
-  tools: "trusted",
+  // Which tools exist is a trusted project's choice; what commands inherit (`tools.bash`) is the user's.
+  tools: { disabled: "trusted" },
   permissions: "trusted",
   hooks: "trusted",
   mcpServers: "trusted",

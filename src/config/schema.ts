@@ -50,7 +50,24 @@ export const ConfigSchema = z.strictObject({
   favorites: z.optional(
     z.array(z.string().check(z.regex(/^[^/\s]+\/\S+$/, "expected provider/model, e.g. openai/gpt-4o"))),
   ),
-  tools: z.optional(z.strictObject({ disabled: z.optional(z.array(z.string())) })),
+  tools: z.optional(
+    z.strictObject({
+      disabled: z.optional(z.array(z.string())),
+      /** What commands inherit (src/tools/command-env.ts); the user's own config only. */
+      bash: z.optional(
+        z.strictObject({
+          env: z.optional(
+            z.strictObject({
+              /** Names or globs re-admitted past the secret-name rule (`GITHUB_TOKEN`, `AWS_*`). */
+              keep: z.optional(z.array(z.string())),
+              /** Names or globs never passed on. */
+              exclude: z.optional(z.array(z.string())),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
   permissions: z.optional(z.strictObject({ mode: z.optional(z.enum(["read", "ask", "auto"])) })),
   workspace: z.optional(z.strictObject({ allow: z.optional(z.array(z.string())) })),
   history: z.optional(

@@ -42,7 +42,7 @@ describe('README "Security model"', () => {
       (keys ?? []).filter((key) => ruleOf(key) !== rule).map((key) => `${key}: ${ruleOf(key)}, not ${rule}`);
     expect(project?.length).toBeGreaterThan(5);
     expect(trusted).toContain("providers.<id>.api_base");
-    expect(user).toEqual(["workspace", "sandbox", "history.retention_days"]);
+    expect(user).toEqual(["workspace", "sandbox", "tools.bash", "history.retention_days"]);
     expect([...wrong(project, "project"), ...wrong(trusted, "trusted"), ...wrong(user, "user")]).toEqual([]);
   });
 
