@@ -39,6 +39,8 @@ export interface AgentInput {
   workspaceAllow?: string[];
   /** Where `bash` commands run (absent: unsandboxed, as with `sandbox.mode: off`). */
   sandbox?: CommandSandbox;
+  /** The environment commands get (tools/command-env.ts); absent: the tool filters ion's own. */
+  commandEnv?: Record<string, string>;
   maxTurns: number;
   signal: AbortSignal;
   /** Names of the skills the model can read (stream-json's `init.skills`). */

@@ -35,6 +35,8 @@ export interface SessionStartInfo {
   cwd: string;
   /** The session's environment and configuration (user config with the project's allowed keys). */
   env?: Env;
+  /** What commands the session starts inherit (tools/command-env.ts): a hook's environment. */
+  commandEnv?: Readonly<Record<string, string>>;
   config?: Config;
   /**
    * Saves an extension's state in the session file (an `extension_state` entry), under the tool call

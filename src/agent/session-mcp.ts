@@ -54,7 +54,10 @@ export function mcpConfigured(config: Config, trust: ProjectTrust | undefined): 
 
 export interface SessionMcpOptions {
   cwd: string;
+  /** ion's environment: what a server's `env` in its config is expanded from. */
   env: Env;
+  /** What a stdio server starts with before its own `env` (tools/command-env.ts); default `env`. */
+  serverEnv?: Env;
   config: Config;
   trust: ProjectTrust | undefined;
   /** One line each for warnings. */
@@ -107,13 +110,14 @@ export class SessionMcp {
     const definitions = sources.servers.map((server) => server.definition);
     const logFile = mcpLogFiles(dataDir(env));
     // The stdio servers are spawned before the client (the SDK, ~20 ms) loads: they boot while it does.
-    const launched = new LaunchedServers(definitions, { cwd, env, logFile });
+    const serverEnv = this.options.serverEnv ?? env;
+    const launched = new LaunchedServers(definitions, { cwd, env: serverEnv, logFile });
     const { startMcpServers } = await import("../mcp/servers.ts");
     const timeouts = config.mcp;
     const servers = await startMcpServers(definitions, {
       logFile,
       cwd,
-      env,
+      env: serverEnv,
       signal: this.abort.signal,
       launched,
       ...(timeouts?.startup_timeout_ms === undefined

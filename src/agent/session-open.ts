@@ -4,6 +4,7 @@ import type { Config, Keys, Layer } from "../config/schema.ts";
 import { SessionInUseError, SessionStore } from "../history/store.ts";
 import type { CommandSandbox } from "../sandbox/command-sandbox.ts";
 import { openSessionSandbox, unavailableNotice } from "../sandbox/session-sandbox.ts";
+import { commandEnvironment } from "../tools/command-env.ts";
 import { checkBudgetPriced } from "./budget.ts";
 import { resolveFallback } from "./fallback.ts";
 import {
@@ -30,6 +31,8 @@ export interface SessionBasis {
   mcp: SessionMcp | undefined;
   /** Where `bash` commands run. */
   sandbox: CommandSandbox;
+  /** What commands inherit (bash, hooks, MCP stdio servers): no provider key, no secret-like name. */
+  commandEnv: Record<string, string>;
 }
 
 /**
@@ -42,7 +45,16 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
   let loaded = await loadConfig({ cwd, env, trustedProject: options.projectTrust?.trusted });
   for (const warning of loaded.warnings) notice(`warning: ${warning}`);
   const trust = options.projectTrust;
-  const mcp = SessionMcp.start({ cwd, env, config: loaded.config, trust, notice, log: options.log });
+  let commandEnv = commandEnvironment({ env, config: loaded.config, keys: loaded.keys });
+  const mcp = SessionMcp.start({
+    cwd,
+    env,
+    serverEnv: commandEnv,
+    config: loaded.config,
+    trust,
+    notice,
+    log: options.log,
+  });
   // The sandbox probe (a few ms of bwrap) runs while the session file and the model are resolved.
   const sandboxFor = (config: Config) =>
     openSessionSandbox({ cwd, env, config, mode: options.sandboxMode, addDirs: options.addDirs });
@@ -62,6 +74,7 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
       await options.ensureModel();
       loaded = await loadConfig({ cwd, env, trustedProject: options.projectTrust?.trusted });
       sandboxing = sandboxFor(loaded.config);
+      commandEnv = commandEnvironment({ env, config: loaded.config, keys: loaded.keys });
     }
     const target = await resolveTarget(loaded, spec, env, options.model !== undefined);
     for (const warning of target.facts.warnings ?? []) notice(`warning: ${warning}`);
@@ -76,7 +89,7 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
     const sandbox = await sandboxing;
     const unavailable = unavailableNotice(sandbox);
     if (unavailable && !options.noTools) notice(unavailable);
-    return { loaded, store, opened, target, fallback, parts, mcp, sandbox };
+    return { loaded, store, opened, target, fallback, parts, mcp, sandbox, commandEnv };
   } catch (err) {
     await opened?.writer.close();
     await mcp?.close();

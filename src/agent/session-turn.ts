@@ -46,6 +46,8 @@ export interface TurnSetup {
   contextEvents?: readonly AgentEvent[];
   /** Where `bash` commands run. */
   sandbox?: CommandSandbox;
+  /** The environment commands get (tools/command-env.ts). */
+  commandEnv?: Record<string, string>;
 }
 
 export interface TurnPlan {
@@ -84,6 +86,7 @@ function planTurn(setup: TurnSetup, signal: AbortSignal): TurnPlan {
     permissionMode: mode,
     workspaceAllow: [...(config.workspace?.allow ?? []), ...(options.addDirs ?? [])],
     ...(setup.sandbox ? { sandbox: setup.sandbox } : {}),
+    ...(setup.commandEnv ? { commandEnv: setup.commandEnv } : {}),
     maxTurns: options.maxTurns,
     signal,
     skills: setup.skills,
@@ -165,6 +168,7 @@ async function* beforeTurn(
     ctx: {
       cwd: turn.input.cwd,
       allow: turn.input.workspaceAllow ?? [],
+      ...(turn.input.commandEnv ? { commandEnv: turn.input.commandEnv } : {}),
       signal: turn.input.signal,
       callId,
       sessionId: setup.sessionId,

@@ -88,6 +88,8 @@ export class AgentSession {
   private readonly mcp: SessionMcp | undefined;
   /** Where `bash` commands run; a chat's `/sandbox` changes its mode for the next command. */
   readonly sandbox: CommandSandbox;
+  /** What commands inherit (bash, hooks, MCP stdio servers): no provider key, no secret-like name. */
+  private readonly commandEnv: Record<string, string>;
 
   private constructor(
     private readonly options: SessionOptions,
@@ -110,6 +112,7 @@ export class AgentSession {
     this.prompt = basis.parts.prompt;
     this.mcp = basis.mcp;
     this.sandbox = basis.sandbox;
+    this.commandEnv = basis.commandEnv;
   }
 
   /**
@@ -335,6 +338,7 @@ export class AgentSession {
       messages: this.messages(),
       seams: this.seams,
       sandbox: this.sandbox,
+      commandEnv: this.commandEnv,
     };
   }
 
@@ -426,7 +430,8 @@ export class AgentSession {
     const info = this.record.startInfo(opened);
     const { env, notice } = this.options;
     const { config, keys } = this.loaded;
-    return this.seams.started({ ...info, env, config, keys, notice, secrets: this.secrets() });
+    const { commandEnv } = this;
+    return this.seams.started({ ...info, env, commandEnv, config, keys, notice, secrets: this.secrets() });
   }
 
   /** The keys this session knows of (keys.json, the config's, the provider's in use): never to be stored. */

@@ -102,6 +102,7 @@ async function execute(
       cwd: input.cwd,
       allow: input.workspaceAllow ?? [],
       ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+      ...(input.commandEnv ? { commandEnv: input.commandEnv } : {}),
       signal: input.signal,
       callId: call.id,
       sessionId: input.sessionId,

@@ -15,6 +15,7 @@ import {
   type SourcedServer,
   trustOptions,
 } from "../mcp/sources.ts";
+import { commandEnvironment } from "../tools/command-env.ts";
 import { onEndingSignals } from "../util/signals.ts";
 import { safeForTerminal } from "../util/terminal-text.ts";
 import { clipLine, parseStrict, tildePath } from "./_shared.ts";
@@ -102,7 +103,12 @@ async function withStarted<T>(
       {
         logFile: mcpLogFiles(dataDir(setting.env)),
         cwd: process.cwd(),
-        env: setting.env,
+        // What a session's servers start with: no provider key, no secret-like name unless kept.
+        env: commandEnvironment({
+          env: setting.env,
+          config: setting.loaded.config,
+          keys: setting.loaded.keys,
+        }),
         signal: abort.signal,
         ...(mcp?.startup_timeout_ms === undefined ? {} : { startupTimeoutMs: mcp.startup_timeout_ms }),
       },

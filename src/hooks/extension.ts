@@ -2,6 +2,7 @@ import type { CallReview, ToolCallRequest } from "../agent/permissions.ts";
 import type { SessionExtension } from "../agent/session-extension.ts";
 import type { UserBlock } from "../providers/types.ts";
 import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
+import { commandEnvironment } from "../tools/command-env.ts";
 import type { ToolOutcome } from "../tools/types.ts";
 import { FILE_PATH_TOOLS, type HookEvent, type HookTable, matchingCommands, parseHooks } from "./config.ts";
 import { type HookRun, runHook } from "./run.ts";
@@ -123,7 +124,9 @@ export function hooksExtension(
 ): HooksExtension {
   const table: HookTable = parseHooks(sources, (line) => ctx.notice(`warning: ${line}`));
   const has = (event: HookEvent) => (table.get(event)?.length ?? 0) > 0;
-  const env = { ...ctx.env, CLAUDE_PROJECT_DIR: ctx.projectDir, ION_PROJECT_DIR: ctx.projectDir };
+  const projectDirs = { CLAUDE_PROJECT_DIR: ctx.projectDir, ION_PROJECT_DIR: ctx.projectDir };
+  // What every command ion starts inherits: the session's (its config's keep/exclude) from its start.
+  let env: Record<string, string> = { ...commandEnvironment({ env: ctx.env }), ...projectDirs };
   let sessionId = "";
   let startContext: string | undefined;
   let stopHookActive = false;
@@ -180,6 +183,7 @@ export function hooksExtension(
   // Always: every hook's payload names the session.
   extension.sessionStart = async (info) => {
     sessionId = info.sessionId;
+    if (info.commandEnv) env = { ...info.commandEnv, ...projectDirs };
     if (!has("SessionStart")) return;
     const results = await fire("SessionStart", { source: info.resumed ? "resume" : "startup" });
     startContext = joinTexts(results.map(contextOf));

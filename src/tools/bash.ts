@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { sandboxDenialNote, sandboxStartFailure } from "../sandbox/denial.ts";
 import { messageOf } from "../util/error-text.ts";
+import { commandEnvironment } from "./command-env.ts";
 import { defineTool } from "./define.ts";
 import { watchGroup } from "./group-watchdog.ts";
 import { OutputTail } from "./output-tail.ts";
@@ -118,9 +119,14 @@ function shell(): string {
   return shellName;
 }
 
-/** The user's environment, minus colour forcing, plus settings that keep tools from paging or prompting. */
-function childEnv(): Record<string, string | undefined> {
-  const { FORCE_COLOR: _force, CLICOLOR_FORCE: _clicolor, ...env } = process.env;
+/**
+ * The session's command environment (no provider keys, no secret-like names; without a session, ion's
+ * own filtered by the default rules), minus colour forcing, plus settings that keep tools from paging
+ * or prompting.
+ */
+function childEnv(ctx: ToolContext): Record<string, string | undefined> {
+  const base = ctx.commandEnv ?? commandEnvironment({ env: process.env });
+  const { FORCE_COLOR: _force, CLICOLOR_FORCE: _clicolor, ...env } = base;
   return {
     ...env,
     PAGER: "cat",
@@ -225,7 +231,7 @@ async function runCommand(
     // bwrap alone: its PID namespace dies with it, and everything the command started with it.
     proc = Bun.spawn(wrapped.argv, {
       cwd: ctx.cwd,
-      env: { ...childEnv(), ...wrapped.env },
+      env: { ...childEnv(ctx), ...wrapped.env },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",

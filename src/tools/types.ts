@@ -15,6 +15,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The session's sandbox for commands (`bash`); absent: commands run unsandboxed. */
   sandbox?: CommandSandbox;
+  /** The environment commands get, without provider keys or secret-like names (tools/command-env.ts). */
+  commandEnv?: Record<string, string>;
   /** This call's id (the model's tool_use id): a child agent's events name it as their parent. */
   callId: string;
   /** The session the call belongs to. */
