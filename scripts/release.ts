@@ -1,6 +1,7 @@
 /**
  * Release builds: `bun run release` → dist/release/ion-<os>-<arch>[.exe] for every platform below,
- * install.sh, and SHA256SUMS over all of them (the format `sha256sum -c` reads).
+ * install.sh, VERSION (the version, one line, for `ion update`), and SHA256SUMS over all of them (the
+ * format `sha256sum -c` reads).
  *
  *   bun scripts/release.ts [--target linux-arm64]… [--host] [--out DIR]
  *
@@ -12,6 +13,7 @@
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
+import { VERSION } from "../src/version.ts";
 import { compile, gitCommit } from "./build.ts";
 
 export interface Platform {
@@ -100,6 +102,8 @@ async function main(): Promise<number> {
     );
   }
   copyFileSync("install.sh", join(out, "install.sh"));
+  // What `ion update` and `ion doctor` read to learn the release's version without downloading a binary.
+  await Bun.write(join(out, "VERSION"), `${VERSION}\n`);
   const files = readdirSync(out).map((name) => join(out, name));
   await Bun.write(join(out, "SHA256SUMS"), await checksums(files));
   process.stdout.write(

@@ -23,6 +23,7 @@ const COMMANDS: Record<string, LoadCommand> = {
   skills: () => import("./commands/skills.ts").then((m) => m.default as CommandDef),
   agents: () => import("./commands/agents.ts").then((m) => m.default as CommandDef),
   mcp: () => import("./commands/mcp.ts").then((m) => m.default as CommandDef),
+  update: () => import("./commands/update.ts").then((m) => m.default as CommandDef),
 };
 
 const root: CommandDef = {

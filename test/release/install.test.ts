@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, sym
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checksums, hostPlatform } from "../../scripts/release.ts";
+import { VERSION } from "../../src/version.ts";
 import { collect } from "../support/cli.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -203,7 +204,8 @@ describe.if(process.platform !== "win32")("scripts/release.ts --host", () => {
     });
     expect(build.stderr.toString()).toBe("");
     expect(build.exitCode).toBe(0);
-    expect(readdirSync(ws.release).sort()).toEqual(["SHA256SUMS", ASSET, "install.sh"].sort());
+    expect(readdirSync(ws.release).sort()).toEqual(["SHA256SUMS", ASSET, "VERSION", "install.sh"].sort());
+    expect(await Bun.file(join(ws.release, "VERSION")).text()).toBe(`${VERSION}\n`);
     if (Bun.which("sha256sum")) {
       const verify = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: ws.release });
       expect(verify.stdout.toString()).toContain(`${ASSET}: OK`);
