@@ -10,7 +10,7 @@ import { VERSION, VERSION_TEXT } from "./version.ts";
 type LoadCommand = () => Promise<CommandDef>;
 
 /** Only commands that work are listed. Each module's top level imports nothing heavy. */
-const COMMANDS: Record<string, LoadCommand> = {
+export const COMMANDS: Record<string, LoadCommand> = {
   chat: () => import("./commands/chat.ts").then((m) => m.default as CommandDef),
   run: () => import("./commands/run.ts").then((m) => m.default as CommandDef),
   sessions: () => import("./commands/sessions.ts").then((m) => m.default as CommandDef),
@@ -23,6 +23,7 @@ const COMMANDS: Record<string, LoadCommand> = {
   skills: () => import("./commands/skills.ts").then((m) => m.default as CommandDef),
   agents: () => import("./commands/agents.ts").then((m) => m.default as CommandDef),
   mcp: () => import("./commands/mcp.ts").then((m) => m.default as CommandDef),
+  completion: () => import("./commands/completion.ts").then((m) => m.default as CommandDef),
   update: () => import("./commands/update.ts").then((m) => m.default as CommandDef),
 };
 
@@ -46,7 +47,7 @@ let streamsInUse = false;
  * Commands that print through util/fd-writer.ts and leave process.stdout/stderr alone unless
  * they need them (a prompt on a terminal): their start-up does without creating the streams (~2 ms).
  */
-const FD_OUTPUT: ReadonlySet<string> = new Set(["run", "models", "skills", "agents"]);
+const FD_OUTPUT: ReadonlySet<string> = new Set(["run", "models", "skills", "agents", "completion"]);
 /** stderr for such a command's errors (its console may be routed elsewhere). */
 let fdErrors: FdWriter | undefined;
 
