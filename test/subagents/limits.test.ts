@@ -111,7 +111,8 @@ describe("subagent limits and durability", () => {
 
   test("aborting the parent while the child's bash command runs leaves no process behind", async () => {
     const box = sandbox();
-    const session = await AgentSession.open(options(box));
+    // The unsandboxed path's process group: `$!` is a host pid (test/e2e/sandbox.test.ts checks the sandboxed tree).
+    const session = await AgentSession.open({ ...options(box), sandboxMode: "off" });
     const pidFile = join(box.root, "sleep.pid");
     server.enqueueReply("openai", {
       toolCalls: [
