@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, LoadCommand> = {
   agents: () => import("./commands/agents.ts").then((m) => m.default as CommandDef),
   mcp: () => import("./commands/mcp.ts").then((m) => m.default as CommandDef),
   completion: () => import("./commands/completion.ts").then((m) => m.default as CommandDef),
+  doctor: () => import("./commands/doctor.ts").then((m) => m.default as CommandDef),
   update: () => import("./commands/update.ts").then((m) => m.default as CommandDef),
 };
 

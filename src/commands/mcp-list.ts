@@ -64,7 +64,11 @@ interface Setting {
  * by `ion config trust`, or `--trust-project` / `ION_TRUST_PROJECT=1` for this command — but never
  * asked: listing is no moment to decide. Warnings and the trust gate's one line go to stderr.
  */
-async function settle(trustFlag: boolean | undefined, command: "list" | "tools"): Promise<Setting> {
+async function settle(
+  trustFlag: boolean | undefined,
+  command: "list" | "tools",
+  say: (line: string) => void = warn,
+): Promise<Setting> {
   const env = process.env;
   const cwd = process.cwd();
   const { decideTrust } = await import("../config/trust.ts");
@@ -77,9 +81,9 @@ async function settle(trustFlag: boolean | undefined, command: "list" | "tools")
     ...loaded.warnings,
     ...sources.warnings,
   ]);
-  for (const line of lines) warn(line);
+  for (const line of lines) say(line);
   // `tools` is about one server: when it is the project's, its own error says the project is untrusted.
-  if (trust.skippedLine !== undefined && command === "list") warn(trust.skippedLine);
+  if (trust.skippedLine !== undefined && command === "list") say(trust.skippedLine);
   return { env, loaded, sources };
 }
 
@@ -121,24 +125,21 @@ async function withStarted<T>(
   }
 }
 
-/** `ion mcp list [--json] [--trust-project]`. */
-export async function listServers(rawArgs: string[]): Promise<void> {
-  const args = parseStrict("mcp list", rawArgs, listArgs, 0);
-  const setting = await settle(args["trust-project"], "list");
+/**
+ * The servers a session here would start, each started and closed again, then those of an untrusted
+ * project (not started). `say` gets the warnings (stderr by default; `ion doctor` reports its own).
+ */
+export async function serverStatuses(
+  trustFlag: boolean | undefined,
+  say: (line: string) => void = warn,
+): Promise<McpListItem[]> {
+  const setting = await settle(trustFlag, "list", say);
   const { servers, skipped } = setting.sources;
-  if (servers.length === 0 && skipped.length === 0) {
-    if (args.json === true) process.stdout.write("[]\n");
-    else
-      process.stderr.write(
-        "no MCP servers configured: `ion mcp add NAME -- COMMAND [ARGS…]` or `ion mcp add NAME --url URL` adds one\n",
-      );
-    return;
-  }
   const started =
     servers.length === 0
       ? []
-      : await withStarted(setting, servers, (running) => describeStarted(setting, servers, running));
-  const items: McpListItem[] = [
+      : await withStarted(setting, servers, (running) => describeStarted(setting, servers, running, say));
+  return [
     ...started,
     ...skipped.map((server) => ({
       name: server.name,
@@ -151,6 +152,20 @@ export async function listServers(rawArgs: string[]): Promise<void> {
       log: null,
     })),
   ];
+}
+
+/** `ion mcp list [--json] [--trust-project]`. */
+export async function listServers(rawArgs: string[]): Promise<void> {
+  const args = parseStrict("mcp list", rawArgs, listArgs, 0);
+  const items = await serverStatuses(args["trust-project"]);
+  if (items.length === 0) {
+    if (args.json === true) process.stdout.write("[]\n");
+    else
+      process.stderr.write(
+        "no MCP servers configured: `ion mcp add NAME -- COMMAND [ARGS…]` or `ion mcp add NAME --url URL` adds one\n",
+      );
+    return;
+  }
   if (args.json === true) {
     process.stdout.write(`${JSON.stringify(items, null, 2)}\n`);
     return;
@@ -177,10 +192,11 @@ function describeStarted(
   setting: Setting,
   servers: readonly SourcedServer[],
   running: McpServers,
+  say: (line: string) => void,
 ): McpListItem[] {
   // Not failed statuses (those are in the table): a tool left out, for instance.
   for (const warning of running.warnings)
-    if (!/^MCP server ".*" failed to start: /.test(warning)) warn(warning);
+    if (!/^MCP server ".*" failed to start: /.test(warning)) say(warning);
   return servers.map(({ definition, file, scope }, index) => {
     const status = running.statuses[index];
     const failed = status?.status === "failed" ? status.error : null;
