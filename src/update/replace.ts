@@ -65,16 +65,25 @@ export async function writeBeside(target: string, bytes: Uint8Array): Promise<st
 /** Puts `fresh` (from writeBeside) in `target`'s place and keeps the current binary as ion.old. */
 export async function swapIn(target: string, fresh: string): Promise<string> {
   const old = oldPathOf(target);
+  let moved = false;
   try {
     await rm(old, { force: true });
-    if (process.platform === "win32") await rename(target, old);
-    else await keepCopy(target, old);
     // The new binary gets the permissions the user gave the old one (0700, say), still executable.
     await chmod(fresh, ((await stat(target)).mode & 0o777) | 0o100);
+    if (process.platform === "win32") {
+      await rename(target, old);
+      moved = true;
+    } else await keepCopy(target, old);
     await rename(fresh, target);
   } catch (err) {
     await rm(fresh, { force: true });
-    throw new IonError("io", `cannot replace ${target} (${errnoText(err)})`, { cause: err });
+    // Windows: the old binary goes back where it was rather than leave no ion at all.
+    if (moved) await rename(old, target);
+    throw new IonError(
+      "io",
+      `cannot replace ${target} (${errnoText(err)}); the old binary is still in place`,
+      { cause: err },
+    );
   }
   await syncDir(dirname(target));
   return old;
