@@ -25,4 +25,10 @@ async function main(argv: string[]): Promise<number> {
 // Exit explicitly: an SDK's idle keep-alive socket must not hold a finished run open. `dispatch` has
 // already flushed anything written through process.stdout/stderr (and `exit` is also how it ends ion
 // early when its output is closed).
-main(process.argv.slice(2)).then(exit);
+// ION_SANDBOX_BRIDGE: ion started inside bwrap's sandbox as the bridge to the host proxy (sandbox/bridge.ts).
+const bridge = process.env.ION_SANDBOX_BRIDGE;
+if (bridge === undefined) main(process.argv.slice(2)).then(exit);
+else
+  import("./sandbox/bridge-main.ts")
+    .then(({ runBridge }) => runBridge(bridge, process.argv.slice(2)))
+    .then(exit);
