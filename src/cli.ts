@@ -1,5 +1,6 @@
 import { type CommandDef, runCommand } from "citty";
 import { describeError, exitCodeFor, IonError, oneLine } from "./errors.ts";
+import { isPrintMode } from "./sdk/flags.ts";
 import { renderUsage } from "./ui/usage.ts";
 import { rememberStdioModes, restoreStdioModes } from "./util/fd-modes.ts";
 import type { FdWriter } from "./util/fd-writer.ts";
@@ -118,8 +119,13 @@ async function dispatchInner(args: string[], exit: (code: number) => void): Prom
   try {
     if (first !== undefined && isHelp(first)) return writeFast(`${await usage(root)}\n`);
     if (first === "--version" || first === "-V") return writeFast(`ion ${VERSION_TEXT}\n`);
-    // `ion` alone, or with chat's options only (`ion -m openai/gpt-4o`), is `ion chat`.
-    const [name, rest] = first === undefined || first.startsWith("-") ? ["chat", argv] : [first, others];
+    // `ion` alone, or with chat's options only (`ion -m openai/gpt-4o`), is `ion chat`; with Claude
+    // Code's print-mode flags (`-p`, `--output-format`, `--input-format`: how the Claude Agent SDK
+    // starts its engine) it is `ion run`.
+    const [name, rest] =
+      first === undefined || first.startsWith("-")
+        ? [isPrintMode(argv) ? "run" : "chat", argv]
+        : [first, others];
     const load = COMMANDS[name];
     if (!load) {
       const what = name.startsWith("-") ? `unknown option ${name}` : `unknown command "${name}"`;

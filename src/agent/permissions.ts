@@ -107,8 +107,12 @@ export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallReques
   if (mode === "ask") {
     const request = { ...call, input };
     if (allowedByReview || preapproved(policy, request)) return allowed;
-    if (policy.approve && (await policy.approve({ id: call.id, name: call.name, input })) === "allow")
-      return allowed;
+    const answer = policy.approve ? await policy.approve({ id: call.id, name: call.name, input }) : "deny";
+    if (answer === "allow") return allowed;
+    if (typeof answer === "object")
+      return answer.decision === "allow"
+        ? { allow: true, input: answer.input }
+        : { allow: false, reason: answer.reason };
   }
   // Tell the model plainly so it stops retrying and reports what it wanted to do instead.
   const why =

@@ -6,6 +6,8 @@ import { IonError } from "../errors.ts";
 import { SessionInUseError } from "../history/session-errors.ts";
 import { THINKING_LEVELS, type UserBlock } from "../providers/types.ts";
 import { SANDBOX_MODES } from "../sandbox/types.ts";
+import type { SdkControl } from "../sdk/control.ts";
+import { fromClaudeArgs, type SdkFlags } from "../sdk/flags.ts";
 import type { ApprovalPrompt } from "../ui/approval.ts";
 import { jsonLine, OUTPUT_FORMATS, type OutputFormat, type Renderer } from "../ui/renderer.ts";
 import { closedByCaller } from "../util/fd-modes.ts";
@@ -48,6 +50,10 @@ interface RunIo {
   prompt: (ApprovalPrompt & { close(): void }) | undefined;
   controller: AbortController;
   newId: string;
+  /** Claude Code's flags that only the SDK's control protocol uses. */
+  sdk: SdkFlags;
+  /** With --input-format stream-json: the Claude Agent SDK's control channel on stdin/stdout. */
+  control: SdkControl | undefined;
 }
 
 /**
@@ -62,7 +68,14 @@ export async function executeRun(
   const newId = Bun.randomUUIDv7();
   const stdout = fdWriter("stdout");
   const stderr = fdWriter("stderr");
-  const { args, repeated, format } = parseRunArgs(rawArgs, parsed, stdout);
+  // Claude Code's extra flags (the Claude Agent SDK passes them): mapped or dropped, never a usage error.
+  const claude = fromClaudeArgs(rawArgs);
+  const same = claude.args.length === rawArgs.length && claude.args.every((arg, i) => arg === rawArgs[i]);
+  const { args, repeated, format } = parseRunArgs(
+    same ? rawArgs : claude.args,
+    same ? parsed : undefined,
+    stdout,
+  );
   // Before any request: with stdout closed (`>&-`) the answer could only be lost.
   if (closedByCaller(1))
     throw new IonError("io", "cannot write to stdout: it is closed (EBADF), so the answer would be lost", {
@@ -94,6 +107,16 @@ export async function executeRun(
   // The prompt reads and writes through process.stdin/stderr: listen for their failures too.
   if (asks) useProcessStreams();
   const prompt = asks ? (await import("../ui/ask.ts")).terminalPrompt(() => renderer.suspend?.()) : undefined;
+  const notice = (line: string) => stderr.write(`ion: ${safeForTerminal(line)}\n`);
+  // Read from the start: the program's initialize comes before its first message.
+  const control =
+    streamInput && format === "stream-json"
+      ? new (await import("../sdk/control.ts")).SdkControl(
+          (line) => stdout.write(jsonLine(line)),
+          notice,
+          process.stdin,
+        )
+      : undefined;
   const io: RunIo = {
     args,
     repeated,
@@ -101,11 +124,13 @@ export async function executeRun(
     stdout,
     tty,
     streamInput,
-    notice: (line) => stderr.write(`ion: ${safeForTerminal(line)}\n`),
+    notice,
     log,
     prompt,
     controller,
     newId,
+    sdk: claude.sdk,
+    control,
   };
   let session: AgentSession | undefined;
   // What a failure needs to name (or save) its session; run-failure.ts loads only when a run fails.
@@ -121,6 +146,7 @@ export async function executeRun(
   try {
     const flags = await readRunFlags(io);
     session = await openRunSession(io, flags, colorEnabled(tty.stderr));
+    if (control) control.session = session;
     turns = await userTurns(io, session, flags.cwd);
     if (log) for (const line of breakdownLines(await session.contextBreakdown())) log(line);
   } catch (err) {
@@ -147,7 +173,8 @@ export async function executeRun(
   try {
     for await (const content of turns) {
       if (controller.signal.aborted) break;
-      for await (const event of session.turn(content, controller.signal)) {
+      const signal = control ? control.turnSignal(controller.signal) : controller.signal;
+      for await (const event of session.turn(content, signal)) {
         renderer.onEvent(event);
         if (event.type === "result") result = event.result;
       }
@@ -319,7 +346,11 @@ async function openRunSession(
     projectTrust,
     newId: io.newId,
     approve: notifyingApprover(
-      prompt ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, color) : undefined,
+      io.control && io.sdk.permissionPromptStdio
+        ? io.control.approver()
+        : prompt
+          ? await (await import("./approver.ts")).terminalApprover(prompt, cwd, color)
+          : undefined,
       hooks,
       notice,
     ),
@@ -342,6 +373,7 @@ async function userTurns(
   session: AgentSession,
   cwd: string,
 ): Promise<Iterable<UserBlock[]> | AsyncIterable<UserBlock[]>> {
+  if (io.control) return io.control.channel.userMessages(io.controller.signal);
   if (io.streamInput) {
     const { userMessages } = await import("./run-stream-input.ts");
     // A skipped line is told like any notice: what it quotes of the line cannot reach the terminal raw.

@@ -9,7 +9,7 @@ import { textLines } from "../util/text-lines.ts";
  * no protocol at all: it ends the input with an error (textLines), and the turns before it stand.
  */
 
-function textBlocks(content: unknown): UserBlock[] | undefined {
+export function textBlocks(content: unknown): UserBlock[] | undefined {
   if (typeof content === "string")
     return content.trim() === "" ? undefined : [{ type: "text", text: content }];
   if (!Array.isArray(content)) return undefined;

@@ -109,7 +109,15 @@ export function isReadOnly(tool: Pick<AgentTool, "readOnly">, input: Record<stri
   }
 }
 
-export type ApprovalDecision = "allow" | "deny";
+/**
+ * A plain yes or no; or, from a program's approver (the Claude Agent SDK's canUseTool), yes with the
+ * input to run the call with, or no with what the model is told.
+ */
+export type ApprovalDecision =
+  | "allow"
+  | "deny"
+  | { decision: "allow"; input: Record<string, unknown> }
+  | { decision: "deny"; reason: string };
 
 /** Asked before a tool that is not read-only runs (mode `ask`); `auto` always allows, `read` never offers it. */
 export type ApproveFn = (call: {

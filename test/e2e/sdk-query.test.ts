@@ -1,0 +1,160 @@
+/**
+ * End to end: programs written for the Claude Agent SDK run on ion — the SDK's own `query()` spawns
+ * the built binary (`pathToClaudeCodeExecutable`) and speaks its control protocol with it, against
+ * the fake model server.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Options, query, type SDKMessage, type SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
+import { ionCommand, jsonLines, Sandbox } from "../support/cli.ts";
+import { useOpenAIServer } from "../support/e2e.ts";
+
+const { server, env } = useOpenAIServer("test-key-sdk");
+const [bin, ...binArgs] = ionCommand();
+
+/** The SDK's options for a run of ion in `box`: the binary (or `bun src/main.ts`), its env, a model. */
+function options(box: Sandbox, more: Partial<Options> = {}): Options {
+  return {
+    pathToClaudeCodeExecutable: bin,
+    // Under `bun src/main.ts` (no ION_BIN) the SDK must start bun with the script, as it would node.
+    ...(binArgs.length > 0 ? { executable: "bun", pathToClaudeCodeExecutable: binArgs[0] } : {}),
+    cwd: box.workspace,
+    env: box.env(env),
+    model: "openai/gpt-4o",
+    ...more,
+  } as Options;
+}
+
+async function all(messages: AsyncIterable<SDKMessage>): Promise<SDKMessage[]> {
+  const seen: SDKMessage[] = [];
+  for await (const message of messages) seen.push(message);
+  return seen;
+}
+
+function results(messages: SDKMessage[]): SDKResultMessage[] {
+  return messages.filter((m): m is SDKResultMessage => m.type === "result");
+}
+
+describe("Claude Agent SDK programs on ion", () => {
+  test("a plain question: init, the answer, a success result", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "Paris." });
+    const messages = await all(query({ prompt: "Capital of France?", options: options(box) }));
+    expect(messages[0]).toMatchObject({ type: "system", subtype: "init" });
+    const [result] = results(messages);
+    expect(result).toMatchObject({ subtype: "success", is_error: false, result: "Paris." });
+  });
+
+  test("canUseTool deny: the bash call does not run and the model is told the program's message", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "echo hi > denied.txt" } }],
+    });
+    server.enqueueReply("openai", { text: "It was refused." });
+    const asked: string[] = [];
+    const messages = await all(
+      query({
+        prompt: "write a file",
+        options: options(box, {
+          canUseTool: async (name) => {
+            asked.push(name);
+            return { behavior: "deny", message: "not on my watch" };
+          },
+        }),
+      }),
+    );
+    expect(asked).toEqual(["Bash"]);
+    expect(existsSync(join(box.workspace, "denied.txt"))).toBe(false);
+    const toolResult = JSON.stringify(messages.filter((m) => m.type === "user"));
+    expect(toolResult).toContain("not on my watch");
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "It was refused." });
+  });
+
+  test("canUseTool allow with updatedInput: the call runs with the program's input", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "echo model > out.txt" } }],
+    });
+    server.enqueueReply("openai", { text: "Done." });
+    const messages = await all(
+      query({
+        prompt: "write a file",
+        options: options(box, {
+          canUseTool: async (_name, input) => ({
+            behavior: "allow",
+            updatedInput: { ...input, command: "echo program > out.txt" },
+          }),
+        }),
+      }),
+    );
+    expect(readFileSync(join(box.workspace, "out.txt"), "utf8").trim()).toBe("program");
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "Done." });
+  });
+
+  test("streaming input: two user messages are two turns of one session", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "One." });
+    server.enqueueReply("openai", { text: "Two." });
+    async function* prompts() {
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: "first" },
+        parent_tool_use_id: null,
+        session_id: "",
+      };
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: "second" },
+        parent_tool_use_id: null,
+        session_id: "",
+      };
+    }
+    const seen: SDKMessage[] = [];
+    const q = query({ prompt: prompts(), options: options(box) });
+    for await (const message of q) {
+      seen.push(message);
+      if (results(seen).length === 2) break;
+    }
+    const [first, second] = results(seen);
+    expect(first).toMatchObject({ result: "One." });
+    expect(second).toMatchObject({ result: "Two." });
+    expect(second?.session_id).toBe(first?.session_id);
+  });
+
+  test("an unsupported control request gets an error response naming it; the run goes on", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "Still here." });
+    const lines = [
+      { type: "control_request", request_id: "r1", request: { subtype: "initialize" } },
+      { type: "control_request", request_id: "r2", request: { subtype: "rewind_files" } },
+      { type: "user", message: { role: "user", content: "hello" } },
+    ];
+    const run = await box.run(
+      [
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--input-format",
+        "stream-json",
+        "--model=openai/gpt-4o",
+      ],
+      { env, stdin: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" },
+    );
+    expect(run.code).toBe(0);
+    const out = jsonLines(run.stdout);
+    expect(out).toContainEqual({
+      type: "control_response",
+      response: { subtype: "error", request_id: "r2", error: "unsupported control request: rewind_files" },
+    });
+    expect(
+      out.find(
+        (l) => l.type === "control_response" && (l.response as { request_id?: string }).request_id === "r1",
+      ),
+    ).toMatchObject({
+      response: { subtype: "success" },
+    });
+    expect(out.at(-1)).toMatchObject({ type: "result", result: "Still here." });
+  });
+});
