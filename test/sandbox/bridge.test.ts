@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { BRIDGE_ENV, bridgeArgv, proxyEnv } from "../../src/sandbox/bridge.ts";
 import { parseBridgeSpec } from "../../src/sandbox/bridge-main.ts";
 import { type HostProxy, startHostProxy } from "../../src/sandbox/proxy.ts";
@@ -118,6 +118,25 @@ describe.skipIf(!BWRAP)(
         expect(result.out).toBe("outside /curl\nion sandbox: 127.0.0.2 is not in sandbox.network\n");
       },
     );
+
+    // bridgeArgv starts the compiled binary itself there (process.execPath); this runs that binary the same way.
+    test.skipIf(!process.env.ION_BIN)("the compiled binary as the bridge (ION_BIN)", async () => {
+      const bin = resolve(import.meta.dir, "../..", process.env.ION_BIN as string);
+      const fetchCode = `console.log(await (await fetch("http://127.0.0.1:${web.port}/bin")).text())`;
+      const argv = [
+        BWRAP as string,
+        ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net"],
+      ];
+      argv.push("--bind", dir, dir, "--", "/usr/bin/env", `${BRIDGE_ENV}=${proxy.socketPath}:${PORT}`, bin);
+      argv.push("sh", "-c", `bun -e '${fetchCode}'; exit 5`);
+      const child = Bun.spawn(argv, {
+        env: { ...process.env, ...proxyEnv(PORT) },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(await new Response(child.stdout).text()).toBe("outside /bin\n");
+      expect(await child.exited).toBe(5);
+    });
 
     test("a command ended by a signal: 128 + its number", async () => {
       const result = await sandboxed("kill -TERM $$");
