@@ -203,6 +203,8 @@ export async function executeRun(
     if (streamInput) return; // no message on stdin: nothing to answer
     throw new IonError("internal", "the run ended without a result");
   }
+  // An SDK program that interrupted its own turn asked for that result: the run itself went fine.
+  if (control?.interruptedByProgram && result.subtype === "error_interrupted") return;
   const lastMessageFile = args["output-last-message"];
   if (lastMessageFile !== undefined) {
     const { saveLastMessage } = await import("./run-flags-ci.ts");
@@ -297,9 +299,13 @@ async function openRunSession(
     signal: io.controller.signal,
     notice,
   });
+  // An SDK program's initialize (its hooks, its system prompt) comes before its first message.
+  if (io.control) await io.control.started;
+  const programPrompt = io.control?.systemPrompt() ?? {};
   // Loads src/hooks only when a hook is configured.
   const { notifyingApprover, sessionHooks } = await import("../config/hook-sources.ts");
   const hooks = await sessionHooks({
+    program: io.control?.programHooks(),
     cwd,
     env: process.env,
     projectTrust,
@@ -327,8 +333,8 @@ async function openRunSession(
     env,
     model: args.model,
     thinking: flags.thinking,
-    system: args.system,
-    appendSystem: args["append-system-prompt"],
+    system: args.system ?? programPrompt.system,
+    appendSystem: args["append-system-prompt"] ?? programPrompt.append,
     skill: args.skill,
     yes: args.yes === true,
     mode: permissions.mode,

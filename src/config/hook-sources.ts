@@ -1,6 +1,6 @@
 import type { PermissionMode } from "../agent/permissions.ts";
 import type { ProjectTrust } from "../agent/session-options.ts";
-import type { HookResponse, HooksExtension } from "../hooks/extension.ts";
+import type { HookResponse, HooksContext, HooksExtension } from "../hooks/extension.ts";
 import type { ApproveFn } from "../tools/types.ts";
 import { isPlainObject } from "../util/plain-object.ts";
 import { readJson } from "./load.ts";
@@ -26,7 +26,33 @@ export async function sessionHooks(options: {
   notice: (line: string) => void;
   /** stream-json's `hook_response` lines, for hooks that blocked, failed or timed out. */
   onResponse?: ((response: HookResponse) => void) | undefined;
+  /** A Claude Agent SDK program's hooks (its `initialize`): a second extension, after the configured hooks. */
+  program?:
+    | { hooks: Record<string, unknown>; runCallback: NonNullable<HooksContext["runCallback"]> }
+    | undefined;
 }): Promise<HooksExtension[]> {
+  const { cwd, env, projectTrust, program } = options;
+  const configured = await configuredHooks(options);
+  if (!program || Object.keys(program.hooks).length === 0) return configured;
+  const { hooksExtension } = await import("../hooks/extension.ts");
+  const { SessionStore } = await import("../history/store.ts");
+  const store = SessionStore.forDataDir(dataDir(env));
+  return [
+    ...configured,
+    hooksExtension([program.hooks], {
+      cwd,
+      env,
+      projectDir: projectTrust?.project.root ?? cwd,
+      transcriptPath: (id) => store.pathOf(id),
+      permissionMode: CLAUDE_MODES[options.mode],
+      notice: options.notice,
+      onResponse: options.onResponse,
+      runCallback: program.runCallback,
+    }),
+  ];
+}
+
+async function configuredHooks(options: Parameters<typeof sessionHooks>[0]): Promise<HooksExtension[]> {
   const { cwd, env, projectTrust } = options;
   const sources: Record<string, unknown>[] = [];
   const user = await readJson(configFiles(cwd, env).user);

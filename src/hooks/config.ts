@@ -23,8 +23,11 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 const DEFAULT_TIMEOUT_S = 60;
 
 export interface HookCommand {
+  /** The shell command; for a program's callback, a name for it (`callback <id>`). */
   command: string;
   timeoutMs: number;
+  /** A Claude Agent SDK program's hook callback (answered over its control channel), not a command. */
+  callbackId?: string;
 }
 
 export interface HookGroup {
@@ -72,6 +75,8 @@ function timeoutSeconds(timeout: unknown, event: string, warn: (line: string) =>
 export function parseHooks(
   sources: readonly Record<string, unknown>[],
   warn: (line: string) => void,
+  /** `{"type": "callback", "id": …}` hooks are taken too: an SDK program's, never a config file's. */
+  callbacks = false,
 ): HookTable {
   const table: HookTable = new Map();
   for (const source of sources) {
@@ -95,6 +100,10 @@ export function parseHooks(
           if (isPlainObject(hook) && hook.type === "command" && typeof hook.command === "string") {
             const seconds = timeoutSeconds(hook.timeout, event, warn);
             return [{ command: hook.command, timeoutMs: seconds * 1000 }];
+          }
+          if (callbacks && isPlainObject(hook) && hook.type === "callback" && typeof hook.id === "string") {
+            const seconds = timeoutSeconds(hook.timeout, event, warn);
+            return [{ command: `callback ${hook.id}`, timeoutMs: seconds * 1000, callbackId: hook.id }];
           }
           warn(
             `hooks.${event}: only {"type": "command", "command": …} hooks run; skipped ${JSON.stringify(hook)}`,

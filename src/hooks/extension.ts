@@ -4,7 +4,14 @@ import type { UserBlock } from "../providers/types.ts";
 import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
 import { commandEnvironment } from "../tools/command-env.ts";
 import type { ToolOutcome } from "../tools/types.ts";
-import { FILE_PATH_TOOLS, type HookEvent, type HookTable, matchingCommands, parseHooks } from "./config.ts";
+import {
+  FILE_PATH_TOOLS,
+  type HookCommand,
+  type HookEvent,
+  type HookTable,
+  matchingCommands,
+  parseHooks,
+} from "./config.ts";
 import { type HookRun, runHook } from "./run.ts";
 
 /**
@@ -27,6 +34,13 @@ export interface HooksContext {
   notice: (line: string) => void;
   /** A hook that blocked, failed or timed out, for stream-json's `hook_response` (absent: not reported). */
   onResponse?: ((response: HookResponse) => void) | undefined;
+  /**
+   * Runs an SDK program's hook callback with the event's payload; its answer is read as a command
+   * hook's exit 0 with that JSON on stdout. Given, the sources may hold `{"type": "callback"}` hooks.
+   */
+  runCallback?:
+    | ((hook: HookCommand & { callbackId: string }, payload: string) => Promise<HookRun>)
+    | undefined;
 }
 
 /** Claude Code's stream-json `{"type":"system","subtype":"hook_response",…}` fields. */
@@ -122,7 +136,11 @@ export function hooksExtension(
   sources: readonly Record<string, unknown>[],
   ctx: HooksContext,
 ): HooksExtension {
-  const table: HookTable = parseHooks(sources, (line) => ctx.notice(`warning: ${line}`));
+  const table: HookTable = parseHooks(
+    sources,
+    (line) => ctx.notice(`warning: ${line}`),
+    ctx.runCallback !== undefined,
+  );
   const has = (event: HookEvent) => (table.get(event)?.length ?? 0) > 0;
   const projectDirs = { CLAUDE_PROJECT_DIR: ctx.projectDir, ION_PROJECT_DIR: ctx.projectDir };
   // What every command ion starts inherits: the session's (its config's keep/exclude) from its start.
@@ -147,7 +165,13 @@ export function hooksExtension(
       hook_event_name: event,
       ...fields,
     });
-    const runs = await Promise.all(commands.map((hook) => runHook(hook, payload, { cwd: ctx.cwd, env })));
+    const runs = await Promise.all(
+      commands.map((hook) =>
+        hook.callbackId !== undefined && ctx.runCallback
+          ? ctx.runCallback({ ...hook, callbackId: hook.callbackId }, payload)
+          : runHook(hook, payload, { cwd: ctx.cwd, env }),
+      ),
+    );
     return runs.map((run) => {
       const outcome = run.timedOut
         ? "timeout"

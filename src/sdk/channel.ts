@@ -29,6 +29,11 @@ export class ControlChannel {
   /** Why stdin could not be read to its end. */
   private failure: unknown;
   private sent = 0;
+  private firstRead: () => void = () => {};
+  /** Settles once the first line has been handled (or stdin ended): the program's initialize comes first. */
+  readonly firstLine = new Promise<void>((resolve) => {
+    this.firstRead = resolve;
+  });
 
   constructor(
     /** Writes one JSON line to stdout (the renderer's writer). */
@@ -50,11 +55,14 @@ export class ControlChannel {
     try {
       for await (const line of textLines(stdin)) {
         n++;
-        if (line.trim() !== "") this.dispatch(line, n);
+        if (line.trim() === "") continue;
+        this.dispatch(line, n);
+        this.firstRead();
       }
     } catch (err) {
       this.failure = err;
     } finally {
+      this.firstRead();
       this.ended = true;
       this.wake?.();
       for (const [id, waiter] of this.pending) {

@@ -1,8 +1,14 @@
 import { fromClaudeMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
+import type { HookRun } from "../hooks/run.ts";
 import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
 import type { ApprovalDecision, ApproveFn } from "../tools/types.ts";
 import { ControlChannel, type JsonObject } from "./channel.ts";
+
+type RunCallback = (
+  hook: { command: string; callbackId: string; timeoutMs: number },
+  payload: string,
+) => Promise<HookRun>;
 
 /**
  * The program's side of an SDK run: the control requests it may send (`initialize`, `interrupt`,
@@ -17,6 +23,8 @@ export class SdkControl {
   /** Resolves once stdin has ended. */
   readonly reading: Promise<void>;
   private turn: AbortController | undefined;
+  /** What the program's `initialize` asked for, once it came. */
+  private init: JsonObject | undefined;
 
   constructor(
     write: (line: JsonObject) => void,
@@ -25,9 +33,12 @@ export class SdkControl {
   ) {
     this.channel = new ControlChannel(write, warn);
     this.channel
-      .on("initialize", () => this.initialize())
+      .on("initialize", (request) => {
+        this.init = request;
+        return this.initialize();
+      })
       .on("interrupt", () => {
-        this.turn?.abort();
+        this.interruptTurn();
         return {};
       })
       .on("set_permission_mode", (request) => this.setPermissionMode(request))
@@ -39,8 +50,15 @@ export class SdkControl {
     this.reading = this.channel.pump(stdin);
   }
 
+  /**
+   * Whether the program itself interrupted the last turn (`interrupt`, or a canUseTool answer with
+   * `interrupt: true`): that turn's interrupted result is what it asked for, not a failure of the run.
+   */
+  interruptedByProgram = false;
+
   /** A signal for one turn: aborted by `interrupt`, by a can_use_tool answer that interrupts, or with the run. */
   turnSignal(run: AbortSignal): AbortSignal {
+    this.interruptedByProgram = false;
     this.turn = new AbortController();
     return AbortSignal.any([run, this.turn.signal]);
   }
@@ -73,7 +91,7 @@ export class SdkControl {
           ? { decision: "allow", input: input as Record<string, unknown> }
           : "allow";
       }
-      if (answer.interrupt === true) this.turn?.abort();
+      if (answer.interrupt === true) this.interruptTurn();
       const message =
         typeof answer.message === "string" && answer.message !== "" ? answer.message : undefined;
       return {
@@ -81,6 +99,74 @@ export class SdkControl {
         reason: message ?? `permission denied: ${call.name} was not run: the program refused it`,
       };
     };
+  }
+
+  /** Settles once the program's first line (its `initialize`) has been read, or stdin ended. */
+  get started(): Promise<void> {
+    return this.channel.firstLine;
+  }
+
+  /**
+   * The program's system prompt: a non-empty `systemPrompt` replaces ion's preamble (the SDK's
+   * default, an empty one, keeps it), `appendSystemPrompt` is added after it.
+   */
+  systemPrompt(): { system?: string; append?: string } {
+    const parts = this.init?.systemPrompt;
+    const system = (Array.isArray(parts) ? parts : [parts])
+      .filter((part): part is string => typeof part === "string")
+      .join("\n\n");
+    const append = this.init?.appendSystemPrompt;
+    return {
+      ...(system.trim() !== "" ? { system } : {}),
+      ...(typeof append === "string" && append.trim() !== "" ? { append } : {}),
+    };
+  }
+
+  /**
+   * The program's hooks in the shape of configured ones — `{Event: [{matcher, hooks: [{type:
+   * "callback", id, timeout}]}]}` — from initialize's `{Event: [{matcher, hookCallbackIds, timeout}]}`,
+   * and how to run one: a `hook_callback` request whose answer is read as a command hook's JSON.
+   */
+  programHooks(): { hooks: Record<string, unknown>; runCallback: RunCallback } {
+    const hooks: Record<string, unknown> = {};
+    const given = this.init?.hooks;
+    if (typeof given === "object" && given !== null)
+      for (const [event, matchers] of Object.entries(given as Record<string, unknown>)) {
+        if (!Array.isArray(matchers)) continue;
+        hooks[event] = matchers.map((entry: JsonObject) => ({
+          matcher: entry.matcher,
+          hooks: (Array.isArray(entry.hookCallbackIds) ? entry.hookCallbackIds : []).map((id: unknown) => ({
+            type: "callback",
+            id,
+            ...(entry.timeout !== undefined ? { timeout: entry.timeout } : {}),
+          })),
+        }));
+      }
+    return { hooks, runCallback: (hook, payload) => this.runCallback(hook, payload) };
+  }
+
+  private async runCallback(
+    hook: { command: string; callbackId: string; timeoutMs: number },
+    payload: string,
+  ) {
+    const input = JSON.parse(payload) as JsonObject;
+    const timeout = AbortSignal.timeout(hook.timeoutMs);
+    try {
+      const answer = await this.channel.request(
+        { subtype: "hook_callback", callback_id: hook.callbackId, input, tool_use_id: input.tool_use_id },
+        timeout,
+      );
+      return { command: hook.command, code: 0, stdout: JSON.stringify(answer), stderr: "", timedOut: false };
+    } catch (err) {
+      const stderr = err instanceof Error ? err.message : String(err);
+      return { command: hook.command, code: null, stdout: "", stderr, timedOut: timeout.aborted };
+    }
+  }
+
+  private interruptTurn(): void {
+    if (!this.turn || this.turn.signal.aborted) return;
+    this.interruptedByProgram = true;
+    this.turn.abort();
   }
 
   private initialize(): JsonObject {

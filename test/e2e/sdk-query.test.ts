@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { type Options, query, type SDKMessage, type SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import { ionCommand, jsonLines, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
+import { stallMidStream } from "../support/wire-scripts.ts";
 
 const { server, env } = useOpenAIServer("test-key-sdk");
 const [bin, ...binArgs] = ionCommand();
@@ -90,6 +91,94 @@ describe("Claude Agent SDK programs on ion", () => {
     );
     expect(readFileSync(join(box.workspace, "out.txt"), "utf8").trim()).toBe("program");
     expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "Done." });
+  });
+
+  test("a PreToolUse hook callback blocks a call: the model is told why, nothing runs", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "echo hi > blocked.txt" } }],
+    });
+    server.enqueueReply("openai", { text: "Blocked." });
+    const inputs: unknown[] = [];
+    const messages = await all(
+      query({
+        prompt: "write a file",
+        options: options(box, {
+          permissionMode: "bypassPermissions",
+          hooks: {
+            PreToolUse: [
+              {
+                matcher: "Bash",
+                hooks: [
+                  async (input) => {
+                    inputs.push(input);
+                    return { decision: "block", reason: "no shell today" };
+                  },
+                ],
+              },
+            ],
+          },
+        }),
+      }),
+    );
+    expect(inputs[0]).toMatchObject({
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "echo hi > blocked.txt" },
+      tool_use_id: "call_1",
+    });
+    expect(existsSync(join(box.workspace, "blocked.txt"))).toBe(false);
+    expect(JSON.stringify(messages.filter((m) => m.type === "user"))).toContain("no shell today");
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "Blocked." });
+  });
+
+  test("a PreToolUse hook callback rewrites a call's input and allows it", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "bash", input: { command: "echo model > hooked.txt" } }],
+    });
+    server.enqueueReply("openai", { text: "Rewritten." });
+    const messages = await all(
+      query({
+        prompt: "write a file",
+        options: options(box, {
+          hooks: {
+            PreToolUse: [
+              {
+                matcher: "Bash",
+                hooks: [
+                  async () => ({
+                    hookSpecificOutput: {
+                      hookEventName: "PreToolUse" as const,
+                      permissionDecision: "allow" as const,
+                      updatedInput: { command: "echo hook > hooked.txt" },
+                    },
+                  }),
+                ],
+              },
+            ],
+          },
+        }),
+      }),
+    );
+    expect(readFileSync(join(box.workspace, "hooked.txt"), "utf8").trim()).toBe("hook");
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "Rewritten." });
+  });
+
+  test("interrupt() mid-stream ends the turn with the interrupted result", async () => {
+    using box = new Sandbox();
+    server.enqueue(stallMidStream("openai", { text: "I will never finish this sentence because" }));
+    const before = server.requests.length;
+    const q = query({ prompt: "talk slowly", options: options(box) });
+    const seen: SDKMessage[] = [];
+    const reading = (async () => {
+      for await (const message of q) seen.push(message);
+    })();
+    await server.waitForRequests(before + 1, 10_000);
+    await Bun.sleep(150);
+    await q.interrupt();
+    await reading;
+    expect(results(seen)[0]).toMatchObject({ subtype: "error_interrupted", is_error: true });
   });
 
   test("streaming input: two user messages are two turns of one session", async () => {
