@@ -10,6 +10,7 @@
 import type { Env } from "../config/paths.ts";
 import { dataDir } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
+import type { SdkServerDefinition } from "../mcp/config.ts";
 import type { McpServers } from "../mcp/servers.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { messageOf } from "../util/error-text.ts";
@@ -64,6 +65,8 @@ export interface SessionMcpOptions {
   notice: (line: string) => void;
   /** -v: how the tools were offered. */
   log?: ((line: string) => void) | undefined;
+  /** A Claude Agent SDK program's in-process servers, after the configured ones. */
+  programServers?: readonly SdkServerDefinition[] | undefined;
 }
 
 export class SessionMcp {
@@ -94,7 +97,8 @@ export class SessionMcp {
 
   /** Starts the configured servers (without waiting for them); undefined when none is configured. */
   static start(options: SessionMcpOptions): SessionMcp | undefined {
-    return mcpConfigured(options.config, options.trust) ? new SessionMcp(options) : undefined;
+    const program = (options.programServers?.length ?? 0) > 0;
+    return program || mcpConfigured(options.config, options.trust) ? new SessionMcp(options) : undefined;
   }
 
   private async start(): Promise<McpServers | undefined> {
@@ -106,12 +110,13 @@ export class SessionMcp {
     ]);
     const sources = await collectMcpServers({ cwd, env, ...trustOptions(trust) });
     for (const line of sources.warnings) notice(`warning: ${line}`);
-    if (sources.servers.length === 0 || this.closed) return undefined;
-    const definitions = sources.servers.map((server) => server.definition);
+    const configured = sources.servers.map((server) => server.definition);
+    const definitions = [...configured, ...(this.options.programServers ?? [])];
+    if (definitions.length === 0 || this.closed) return undefined;
     const logFile = mcpLogFiles(dataDir(env));
     // The stdio servers are spawned before the client (the SDK, ~20 ms) loads: they boot while it does.
     const serverEnv = this.options.serverEnv ?? env;
-    const launched = new LaunchedServers(definitions, { cwd, env: serverEnv, logFile });
+    const launched = new LaunchedServers(configured, { cwd, env: serverEnv, logFile });
     const { startMcpServers } = await import("../mcp/servers.ts");
     const timeouts = config.mcp;
     const servers = await startMcpServers(definitions, {

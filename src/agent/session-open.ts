@@ -54,6 +54,7 @@ export async function openBasis(options: SessionOptions): Promise<SessionBasis> 
     trust,
     notice,
     log: options.log,
+    programServers: options.programMcpServers,
   });
   // The sandbox probe (a few ms of bwrap) runs while the session file and the model are resolved.
   const sandboxFor = (config: Config) =>

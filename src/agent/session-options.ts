@@ -1,5 +1,6 @@
 import type { Env } from "../config/paths.ts";
 import type { TrustDecision } from "../config/trust.ts";
+import type { SdkServerDefinition } from "../mcp/config.ts";
 import type { ThinkingLevel, Usage } from "../providers/types.ts";
 import { addUsage, emptyUsage } from "../providers/types.ts";
 import type { SandboxMode } from "../sandbox/types.ts";
@@ -30,6 +31,8 @@ export interface SessionOptions {
   choice: SessionChoice;
   /** The id a new session gets (known before it is created, so failures can name it). */
   newId: string;
+  /** A Claude Agent SDK program's in-process MCP servers (`createSdkMcpServer`). */
+  programMcpServers?: readonly SdkServerDefinition[] | undefined;
   /** Approves write/execute calls in mode `ask`; absent: they are denied at once. */
   approve?: ApproveFn | undefined;
   /** One-line notices for the user (resumed or repaired sessions, config warnings). */

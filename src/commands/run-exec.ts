@@ -349,6 +349,7 @@ async function openRunSession(
     outputSchema: flags.outputSchema,
     fallbackModel: args["fallback-model"],
     extensions: [...hooks, new SessionPlan(subagents), subagents, ...memory],
+    programMcpServers: io.control?.programMcpServers(io.sdk.sdkMcpServers),
     projectTrust,
     newId: io.newId,
     approve: notifyingApprover(

@@ -9,6 +9,7 @@
  * others are returned. Variables are expanded (see expand.ts); an unset one without a default is
  * warned about and the server is kept with the literal `${VAR}` text, as Claude Code does.
  */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { messageOf } from "../util/error-text.ts";
 import { isPlainObject } from "../util/plain-object.ts";
@@ -34,6 +35,19 @@ export interface RemoteServerDefinition {
 
 export type McpServerDefinition = StdioServerDefinition | RemoteServerDefinition;
 
+/**
+ * A Claude Agent SDK program's in-process server (`createSdkMcpServer`): no config file names it, and
+ * its messages travel over the program's control channel through the transport it opens.
+ */
+export interface SdkServerDefinition {
+  name: string;
+  type: "sdk";
+  transport: () => Transport;
+}
+
+/** Any server a session connects to. */
+export type AnyServerDefinition = McpServerDefinition | SdkServerDefinition;
+
 export interface McpServerList {
   servers: McpServerDefinition[];
   /** One line each, naming the server and what is wrong (or what was assumed). */
@@ -41,7 +55,8 @@ export interface McpServerList {
 }
 
 /** Values that must not be shown in a message: a server's env and header values may hold keys. */
-export function definitionSecrets(definition: McpServerDefinition): string[] {
+export function definitionSecrets(definition: AnyServerDefinition): string[] {
+  if (definition.type === "sdk") return [];
   return Object.values(definition.type === "stdio" ? definition.env : definition.headers);
 }
 

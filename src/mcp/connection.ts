@@ -8,7 +8,7 @@ import type { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/strea
 import { ErrorCode, McpError, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { errnoOf, messageOf } from "../util/error-text.ts";
 import { VERSION } from "../version.ts";
-import type { McpServerDefinition, RemoteServerDefinition, StdioServerDefinition } from "./config.ts";
+import type { AnyServerDefinition, RemoteServerDefinition, StdioServerDefinition } from "./config.ts";
 import type { Environment } from "./expand.ts";
 import { ServerLog } from "./log-file.ts";
 import { ProcessTransport } from "./process-transport.ts";
@@ -94,7 +94,7 @@ export class McpConnection {
 
   /** Opens the server's log (a launched server's is open already); nothing else runs until `start()`. */
   constructor(
-    readonly definition: McpServerDefinition,
+    readonly definition: AnyServerDefinition,
     private readonly options: ConnectOptions,
   ) {
     this.log = options.launched?.log ?? new ServerLog(options.logFile);
@@ -111,7 +111,13 @@ export class McpConnection {
     const deadline = (options.launched?.startedAt ?? Date.now()) + options.startupTimeoutMs;
     try {
       if (definition.type === "stdio") await this.startStdio(definition, deadline);
-      else await this.reachRemote(definition, deadline);
+      else if (definition.type === "sdk") {
+        this.watch();
+        const connecting = this.client.connect(definition.transport(), {
+          timeout: Math.max(1, deadline - Date.now()),
+        });
+        await bounded(connecting, deadline, this.timeoutText(), options.signal);
+      } else await this.reachRemote(definition, deadline);
       const listing = bounded(this.listTools(deadline), deadline, this.timeoutText(), options.signal);
       // Noted (a scan of /proc) while the server answers: it runs by now, and so does what it started.
       this.noteProcesses();
@@ -216,7 +222,7 @@ export class McpConnection {
     this.processes = this.currentTree();
   }
 
-  private startFailure(err: unknown, definition: McpServerDefinition): string {
+  private startFailure(err: unknown, definition: AnyServerDefinition): string {
     const last = this.log.lastServerLine();
     const withOutput = (text: string) => (last === undefined ? text : `${text}; last output: ${last}`);
     if (err instanceof McpStartError) return withOutput(err.message);

@@ -5,7 +5,7 @@
  */
 import { messageOf } from "../util/error-text.ts";
 import { redactText } from "../util/secrets.ts";
-import { definitionSecrets, type McpServerDefinition } from "./config.ts";
+import { type AnyServerDefinition, definitionSecrets } from "./config.ts";
 import { McpConnection } from "./connection.ts";
 import type { Environment } from "./expand.ts";
 import { assignToolNames } from "./names.ts";
@@ -54,7 +54,7 @@ export interface McpServers {
 }
 
 async function startOne(
-  definition: McpServerDefinition,
+  definition: AnyServerDefinition,
   options: StartOptions,
   connections: McpConnection[],
 ): Promise<McpServerStatus> {
@@ -66,7 +66,7 @@ async function startOne(
       startupTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
       closeGraceMs: options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS,
       ...(options.signal ? { signal: options.signal } : {}),
-      launched: options.launched?.take(definition),
+      launched: definition.type === "sdk" ? undefined : options.launched?.take(definition),
     });
     connections.push(connection);
     await connection.start();
@@ -105,7 +105,7 @@ function toolsOf(running: readonly McpConnection[], toolTimeoutMs: number, warni
 
 /** Starts every server in parallel; resolves when each has connected or failed. Never rejects. */
 export async function startMcpServers(
-  definitions: readonly McpServerDefinition[],
+  definitions: readonly AnyServerDefinition[],
   options: StartOptions,
 ): Promise<McpServers> {
   const connections: McpConnection[] = [];
@@ -123,7 +123,7 @@ export async function startMcpServers(
   };
 
   const warnings: string[] = [];
-  const unique: McpServerDefinition[] = [];
+  const unique: AnyServerDefinition[] = [];
   for (const definition of definitions) {
     if (unique.some((kept) => kept.name === definition.name))
       warnings.push(

@@ -1,9 +1,11 @@
 import { fromClaudeMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import type { HookRun } from "../hooks/run.ts";
+import type { SdkServerDefinition } from "../mcp/config.ts";
 import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
 import type { ApprovalDecision, ApproveFn } from "../tools/types.ts";
 import { ControlChannel, type JsonObject } from "./channel.ts";
+import { ControlMcpTransport } from "./mcp-transport.ts";
 
 type RunCallback = (
   hook: { command: string; callbackId: string; timeoutMs: number },
@@ -167,6 +169,20 @@ export class SdkControl {
     if (!this.turn || this.turn.signal.aborted) return;
     this.interruptedByProgram = true;
     this.turn.abort();
+  }
+
+  /** The program's in-process MCP servers (initialize's `sdkMcpServers`, and `--mcp-config`'s of type sdk). */
+  programMcpServers(fromFlags: readonly string[]): SdkServerDefinition[] {
+    const named = this.init?.sdkMcpServers;
+    const names = new Set([
+      ...fromFlags,
+      ...(Array.isArray(named) ? named.filter((name): name is string => typeof name === "string") : []),
+    ]);
+    return [...names].map((name) => ({
+      name,
+      type: "sdk",
+      transport: () => new ControlMcpTransport(this.channel, name),
+    }));
   }
 
   private initialize(): JsonObject {

@@ -57,6 +57,23 @@ export function isPrintMode(argv: readonly string[]): boolean {
 export interface SdkFlags {
   /** `--permission-prompt-tool stdio`: the program answers approval questions (can_use_tool). */
   permissionPromptStdio: boolean;
+  /** `--mcp-config`'s servers of `type: "sdk"`: the program's in-process servers, by name. */
+  sdkMcpServers: string[];
+}
+
+/** The names of the `type: "sdk"` servers in an `--mcp-config` JSON value (a file path names none). */
+function sdkServerNames(value: string | undefined): string[] {
+  if (value === undefined || !value.trimStart().startsWith("{")) return [];
+  try {
+    const servers = (JSON.parse(value) as { mcpServers?: unknown }).mcpServers;
+    if (typeof servers !== "object" || servers === null) return [];
+    return Object.entries(servers as Record<string, { type?: unknown }>).flatMap(([name, server]) =>
+      server?.type === "sdk" ? [name] : [],
+    );
+  } catch {
+    // Not JSON: Claude Code would read it as a file of stdio/http servers, which ion does not take here.
+    return [];
+  }
 }
 
 /**
@@ -67,7 +84,7 @@ export interface SdkFlags {
  */
 export function fromClaudeArgs(rawArgs: readonly string[]): { args: string[]; sdk: SdkFlags } {
   const args: string[] = [];
-  const sdk: SdkFlags = { permissionPromptStdio: false };
+  const sdk: SdkFlags = { permissionPromptStdio: false, sdkMcpServers: [] };
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i]!;
     if (arg === "--") {
@@ -85,6 +102,7 @@ export function fromClaudeArgs(rawArgs: readonly string[]): { args: string[]; sd
     const flagValue = (): string | undefined => (eq >= 0 ? arg.slice(eq + 1) : rawArgs[i + 1]);
     if (takesValue !== undefined) {
       if (name === "permission-prompt-tool") sdk.permissionPromptStdio = flagValue() === "stdio";
+      if (name === "mcp-config") sdk.sdkMcpServers.push(...sdkServerNames(flagValue()));
       if (takesValue && eq < 0) i++;
       continue;
     }

@@ -6,7 +6,15 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Options, query, type SDKMessage, type SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
+import {
+  createSdkMcpServer,
+  type Options,
+  query,
+  type SDKMessage,
+  type SDKResultMessage,
+  tool,
+} from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
 import { ionCommand, jsonLines, Sandbox } from "../support/cli.ts";
 import { useOpenAIServer } from "../support/e2e.ts";
 import { stallMidStream } from "../support/wire-scripts.ts";
@@ -179,6 +187,39 @@ describe("Claude Agent SDK programs on ion", () => {
     await q.interrupt();
     await reading;
     expect(results(seen)[0]).toMatchObject({ subtype: "error_interrupted", is_error: true });
+  });
+
+  test("an in-process createSdkMcpServer tool joins the session and the model calls it", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", {
+      toolCalls: [{ id: "call_1", name: "mcp__calc__add", input: { a: 2, b: 3 } }],
+    });
+    server.enqueueReply("openai", { text: "It is 5." });
+    const calls: unknown[] = [];
+    const calc = createSdkMcpServer({
+      name: "calc",
+      version: "1.0.0",
+      tools: [
+        tool("add", "Adds two numbers", { a: z.number(), b: z.number() }, async ({ a, b }) => {
+          calls.push({ a, b });
+          return { content: [{ type: "text" as const, text: String(a + b) }] };
+        }),
+      ],
+    });
+    const messages = await all(
+      query({
+        prompt: "add 2 and 3",
+        options: options(box, { permissionMode: "bypassPermissions", mcpServers: { calc } }),
+      }),
+    );
+    const init = messages[0] as { tools?: string[]; mcp_servers?: unknown[] };
+    expect(init.tools).toContain("mcp__calc__add");
+    expect(init.mcp_servers).toContainEqual({ name: "calc", status: "connected" });
+    expect(calls).toEqual([{ a: 2, b: 3 }]);
+    // The tool's answer reached the model.
+    const second = server.requests.at(-1)?.body as { messages?: { role: string; content: unknown }[] };
+    expect(JSON.stringify(second.messages?.at(-1))).toContain("5");
+    expect(results(messages)[0]).toMatchObject({ subtype: "success", result: "It is 5." });
   });
 
   test("streaming input: two user messages are two turns of one session", async () => {

@@ -49,4 +49,17 @@ describe("Claude Code's command line", () => {
     expect(fromClaudeArgs(["--thinking=disabled"]).args).toEqual(["--thinking", "off"]);
     expect(fromClaudeArgs(["--permission-prompt-tool", "mcp__x__y"]).sdk.permissionPromptStdio).toBe(false);
   });
+
+  test("--mcp-config: its servers of type sdk are the program's in-process servers", () => {
+    const config = {
+      mcpServers: { calc: { type: "sdk", name: "calc" }, files: { command: "files-server" } },
+    };
+    const { args, sdk } = fromClaudeArgs([
+      `--mcp-config=${JSON.stringify(config)}`,
+      "--mcp-config",
+      "servers.json",
+    ]);
+    expect(args).toEqual([]);
+    expect(sdk.sdkMcpServers).toEqual(["calc"]);
+  });
 });
