@@ -21,7 +21,21 @@ type RunCallback = (
 export class SdkControl {
   readonly channel: ControlChannel;
   /** Set once the session is open; requests before that answer from what is known. */
-  session: AgentSession | undefined;
+  private opened: AgentSession | undefined;
+  private markOpen: (session: AgentSession) => void = () => {};
+  /** Requests that change the session, read before it opened, wait for it. */
+  private readonly sessionOpen = new Promise<AgentSession>((resolve) => {
+    this.markOpen = resolve;
+  });
+
+  get session(): AgentSession | undefined {
+    return this.opened;
+  }
+
+  set session(session: AgentSession | undefined) {
+    this.opened = session;
+    if (session) this.markOpen(session);
+  }
   /** Resolves once stdin has ended. */
   readonly reading: Promise<void>;
   private turn: AbortController | undefined;
@@ -199,22 +213,21 @@ export class SdkControl {
     };
   }
 
-  private setPermissionMode(request: JsonObject): JsonObject {
+  private async setPermissionMode(request: JsonObject): Promise<JsonObject> {
     const mode = fromClaudeMode(String(request.mode));
     if (!mode) throw new Error(`unknown permission mode: ${String(request.mode)}`);
-    if (!this.session) throw new Error("the session is not open yet");
-    this.session.mode = mode.mode;
+    (await this.sessionOpen).mode = mode.mode;
     return {};
   }
 
   private async setModel(request: JsonObject): Promise<JsonObject> {
-    if (!this.session) throw new Error("the session is not open yet");
-    if (typeof request.model === "string" && request.model !== "") await this.session.setModel(request.model);
+    const session = await this.sessionOpen;
+    if (typeof request.model === "string" && request.model !== "") await session.setModel(request.model);
     return {};
   }
 
   private async mcpStatus(): Promise<JsonObject> {
-    const overview = await this.session?.mcpServers();
+    const overview = await (await this.sessionOpen).mcpServers();
     const servers = (overview?.servers ?? []).map((server) => ({ name: server.name, status: server.status }));
     return { mcpServers: servers };
   }

@@ -252,12 +252,61 @@ describe("Claude Agent SDK programs on ion", () => {
     expect(second?.session_id).toBe(first?.session_id);
   });
 
+  test("after interrupt() the process goes on reading: the next message is a turn of the same session", async () => {
+    using box = new Sandbox();
+    server.enqueue(stallMidStream("openai", { text: "I will never finish this sentence because" }));
+    server.enqueueReply("openai", { text: "Second answer." });
+    const before = server.requests.length;
+    let sendSecond: () => void = () => {};
+    const secondReady = new Promise<void>((resolve) => {
+      sendSecond = resolve;
+    });
+    async function* prompts() {
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: "first" },
+        parent_tool_use_id: null,
+        session_id: "",
+      };
+      await secondReady;
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: "second" },
+        parent_tool_use_id: null,
+        session_id: "",
+      };
+    }
+    const q = query({ prompt: prompts(), options: options(box) });
+    const seen: SDKMessage[] = [];
+    const reading = (async () => {
+      for await (const message of q) {
+        seen.push(message);
+        if (results(seen).length === 1 && seen.at(-1)?.type === "result") sendSecond();
+        if (results(seen).length === 2) break;
+      }
+    })();
+    await server.waitForRequests(before + 1, 10_000);
+    await Bun.sleep(150);
+    await q.interrupt();
+    await reading;
+    const [first, second] = results(seen);
+    expect(first).toMatchObject({ subtype: "error_interrupted" });
+    expect(second).toMatchObject({ subtype: "success", result: "Second answer." });
+    expect(second?.session_id).toBe(first?.session_id);
+  });
+
   test("an unsupported control request gets an error response naming it; the run goes on", async () => {
     using box = new Sandbox();
     server.enqueueReply("openai", { text: "Still here." });
     const lines = [
       { type: "control_request", request_id: "r1", request: { subtype: "initialize" } },
       { type: "control_request", request_id: "r2", request: { subtype: "rewind_files" } },
+      {
+        type: "control_request",
+        request_id: "r3",
+        request: { subtype: "set_permission_mode", mode: "plan" },
+      },
+      { type: "control_request", request_id: "r4", request: { subtype: "mcp_status" } },
       { type: "user", message: { role: "user", content: "hello" } },
     ];
     const run = await box.run(
@@ -285,6 +334,16 @@ describe("Claude Agent SDK programs on ion", () => {
     ).toMatchObject({
       response: { subtype: "success" },
     });
+    const answer = (id: string) =>
+      out.find(
+        (l) => l.type === "control_response" && (l.response as { request_id?: string }).request_id === id,
+      );
+    expect(answer("r3")).toMatchObject({ response: { subtype: "success" } });
+    expect(answer("r4")).toMatchObject({ response: { subtype: "success", response: { mcpServers: [] } } });
+    // set_permission_mode plan took effect: the tools offered are the read-only ones.
+    const tools = (server.requests.at(-1)?.body as { tools?: { function: { name: string } }[] }).tools ?? [];
+    expect(tools.map((t) => t.function.name)).not.toContain("bash");
+    expect(tools.map((t) => t.function.name)).toContain("read_file");
     expect(out.at(-1)).toMatchObject({ type: "result", result: "Still here." });
   });
 });
