@@ -295,6 +295,17 @@ describe("Claude Agent SDK programs on ion", () => {
     expect(second?.session_id).toBe(first?.session_id);
   });
 
+  test("ion -p PROMPT is ion run (Claude Code's print mode); flags that mean nothing to ion are no usage error", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "Printed." });
+    const run = await box.run(
+      ["-p", "say it", "--output-format=json", "--model=openai/gpt-4o", "--setting-sources=", "--betas=x,y"],
+      { env },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ type: "result", subtype: "success", result: "Printed." });
+  });
+
   test("an unsupported control request gets an error response naming it; the run goes on", async () => {
     using box = new Sandbox();
     server.enqueueReply("openai", { text: "Still here." });
