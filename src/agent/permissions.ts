@@ -148,6 +148,10 @@ async function authorizeOutsideSandbox(
       outsideSandbox: true,
     });
     if (answer === "allow") return allowed;
+    if (typeof answer === "object")
+      return answer.decision === "allow"
+        ? { allow: true, input: answer.input }
+        : { allow: false, reason: answer.reason };
   }
   const why =
     mode === "read"

@@ -71,6 +71,24 @@ describe("authorizeCall", () => {
     expect(await authorizeCall(policy, call)).toEqual({ allow: true });
   });
 
+  test("a program's approver answers with the input to run, or with what the model is told", async () => {
+    const rewritten = { command: "ls build" };
+    const allow: ApprovalPolicy = {
+      mode: () => "ask",
+      approve: async () => ({ decision: "allow", input: rewritten }),
+    };
+    expect(await authorizeCall(allow, call)).toEqual({ allow: true, input: rewritten });
+    const deny: ApprovalPolicy = {
+      mode: () => "ask",
+      approve: async () => ({ decision: "deny", reason: "not now" }),
+    };
+    expect(await authorizeCall(deny, call)).toEqual({ allow: false, reason: "not now" });
+    expect(await authorizeCall(deny, { ...call, outsideSandbox: true })).toEqual({
+      allow: false,
+      reason: "not now",
+    });
+  });
+
   test("a reviewer's denial wins in every mode; its allow skips the question in ask, never read's limit", async () => {
     const asked: string[] = [];
     const approve: ApprovalPolicy["approve"] = async (c) => {

@@ -306,6 +306,23 @@ describe("Claude Agent SDK programs on ion", () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ type: "result", subtype: "success", result: "Printed." });
   });
 
+  test("resume: a later program continues the session it names", async () => {
+    using box = new Sandbox();
+    server.enqueueReply("openai", { text: "Noted: the code word is heron." });
+    server.enqueueReply("openai", { text: "It was heron." });
+    const first = results(await all(query({ prompt: "the code word is heron", options: options(box) })))[0];
+    expect(first?.subtype).toBe("success");
+    const second = results(
+      await all(
+        query({ prompt: "what was the code word?", options: options(box, { resume: first?.session_id }) }),
+      ),
+    )[0];
+    expect(second).toMatchObject({ subtype: "success", session_id: first?.session_id });
+    const sent = JSON.stringify((server.requests.at(-1)?.body as { messages?: unknown }).messages);
+    expect(sent).toContain("the code word is heron");
+    expect(sent).toContain("Noted: the code word is heron.");
+  });
+
   test("an unsupported control request gets an error response naming it; the run goes on", async () => {
     using box = new Sandbox();
     server.enqueueReply("openai", { text: "Still here." });
