@@ -199,16 +199,21 @@ export class SdkControl {
     }));
   }
 
-  private initialize(): JsonObject {
-    const session = this.session;
+  /** What ion has, as the SDK's types allow: the session's model (it waits for the session to open). */
+  private async initialize(): Promise<JsonObject> {
+    const session = await this.sessionOpen;
     return {
       commands: [],
       agents: [],
       output_style: "default",
       available_output_styles: ["default"],
-      models: session
-        ? [{ value: `${session.provider.id}/${session.model}`, displayName: session.model, description: "" }]
-        : [],
+      models: [
+        {
+          value: `${session.provider.id}/${session.model}`,
+          displayName: session.model,
+          description: `${session.model} on ${session.provider.id}`,
+        },
+      ],
       account: {},
     };
   }

@@ -49,7 +49,12 @@ describe("Claude Agent SDK programs on ion", () => {
   test("a plain question: init, the answer, a success result", async () => {
     using box = new Sandbox();
     server.enqueueReply("openai", { text: "Paris." });
-    const messages = await all(query({ prompt: "Capital of France?", options: options(box) }));
+    const q = query({ prompt: "Capital of France?", options: options(box) });
+    // initialize's answer: what ion has, the session's model among it.
+    expect(await q.supportedModels()).toEqual([
+      expect.objectContaining({ value: "openai/gpt-4o", displayName: "gpt-4o" }),
+    ]);
+    const messages = await all(q);
     expect(messages[0]).toMatchObject({ type: "system", subtype: "init" });
     const [result] = results(messages);
     expect(result).toMatchObject({ subtype: "success", is_error: false, result: "Paris." });

@@ -67,11 +67,9 @@ test("initialize: its hooks become callback hooks per event and matcher; its sys
     ["calc", "sdk"],
     ["files", "sdk"],
   ]);
+  // The answer names the session's model: it waits for the session to open.
   await Bun.sleep(5);
-  expect(written[0]).toMatchObject({
-    type: "control_response",
-    response: { subtype: "success", request_id: "i" },
-  });
+  expect(written).toEqual([]);
 });
 
 test("the SDK's default empty system prompt keeps ion's preamble", async () => {
