@@ -323,7 +323,9 @@ describe("Claude Agent SDK programs on ion", () => {
       ),
     )[0];
     expect(second).toMatchObject({ subtype: "success", session_id: first?.session_id });
-    const sent = JSON.stringify((server.requests.at(-1)?.body as { messages?: unknown }).messages);
+    const sent = JSON.stringify(
+      (server.requests.at(-1)?.body as { messages?: unknown } | undefined)?.messages,
+    );
     expect(sent).toContain("the code word is heron");
     expect(sent).toContain("Noted: the code word is heron.");
   });
@@ -374,7 +376,8 @@ describe("Claude Agent SDK programs on ion", () => {
     expect(answer("r3")).toMatchObject({ response: { subtype: "success" } });
     expect(answer("r4")).toMatchObject({ response: { subtype: "success", response: { mcpServers: [] } } });
     // set_permission_mode plan took effect: the tools offered are the read-only ones.
-    const tools = (server.requests.at(-1)?.body as { tools?: { function: { name: string } }[] }).tools ?? [];
+    const tools =
+      (server.requests.at(-1)?.body as { tools?: { function: { name: string } }[] } | undefined)?.tools ?? [];
     expect(tools.map((t) => t.function.name)).not.toContain("bash");
     expect(tools.map((t) => t.function.name)).toContain("read_file");
     expect(out.at(-1)).toMatchObject({ type: "result", result: "Still here." });
