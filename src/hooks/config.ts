@@ -38,9 +38,6 @@ export interface HookGroup {
 
 export type HookTable = Map<HookEvent, HookGroup[]>;
 
-/** The file tools whose `path` is Claude Code's `file_path`. */
-export const FILE_PATH_TOOLS: readonly string[] = ["read_file", "write_file", "edit_file"];
-
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,17 +1,14 @@
 import type { CallReview, ToolCallRequest } from "../agent/permissions.ts";
 import type { SessionExtension } from "../agent/session-extension.ts";
 import type { UserBlock } from "../providers/types.ts";
-import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
+import {
+  CLAUDE_TOOL_NAMES,
+  claudeToolInput as claudeInput,
+  ionToolInput as ionInput,
+} from "../tools/claude-names.ts";
 import { commandEnvironment } from "../tools/command-env.ts";
 import type { ToolOutcome } from "../tools/types.ts";
-import {
-  FILE_PATH_TOOLS,
-  type HookCommand,
-  type HookEvent,
-  type HookTable,
-  matchingCommands,
-  parseHooks,
-} from "./config.ts";
+import { type HookCommand, type HookEvent, type HookTable, matchingCommands, parseHooks } from "./config.ts";
 import { type HookRun, runHook } from "./run.ts";
 
 /**
@@ -107,18 +104,6 @@ function contextOf(result: HookResult): string | undefined {
 
 function promptText(content: readonly UserBlock[]): string {
   return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
-}
-
-/** A tool call's input as Claude Code's hooks read it: file tools' `path` also as `file_path`. */
-function claudeInput(name: string, input: Record<string, unknown>): Record<string, unknown> {
-  return FILE_PATH_TOOLS.includes(name) && "path" in input ? { ...input, file_path: input.path } : input;
-}
-
-/** An `updatedInput` back in ion's terms: `file_path` is the file tools' `path`. */
-function ionInput(name: string, input: Record<string, unknown>): Record<string, unknown> {
-  if (!FILE_PATH_TOOLS.includes(name) || !("file_path" in input)) return input;
-  const { file_path, ...rest } = input;
-  return { ...rest, path: file_path };
 }
 
 const joinTexts = (texts: (string | undefined)[]): string | undefined => {

@@ -2,7 +2,7 @@ import { fromClaudeMode } from "../agent/permissions.ts";
 import type { AgentSession } from "../agent/session.ts";
 import type { HookRun } from "../hooks/run.ts";
 import type { SdkServerDefinition } from "../mcp/config.ts";
-import { CLAUDE_TOOL_NAMES } from "../tools/claude-names.ts";
+import { CLAUDE_TOOL_NAMES, claudeToolInput, ionToolInput } from "../tools/claude-names.ts";
 import type { ApprovalDecision, ApproveFn } from "../tools/types.ts";
 import { ControlChannel, type JsonObject } from "./channel.ts";
 import { ControlMcpTransport } from "./mcp-transport.ts";
@@ -89,7 +89,7 @@ export class SdkControl {
           {
             subtype: "can_use_tool",
             tool_name: CLAUDE_TOOL_NAMES[call.name] ?? call.name,
-            input: call.input,
+            input: claudeToolInput(call.name, call.input),
             tool_use_id: call.id,
             permission_suggestions: [],
           },
@@ -104,7 +104,7 @@ export class SdkControl {
       if (answer.behavior === "allow") {
         const input = answer.updatedInput;
         return typeof input === "object" && input !== null && !Array.isArray(input)
-          ? { decision: "allow", input: input as Record<string, unknown> }
+          ? { decision: "allow", input: ionToolInput(call.name, input as Record<string, unknown>) }
           : "allow";
       }
       if (answer.interrupt === true) this.interruptTurn();

@@ -21,6 +21,21 @@ const ION_NAMES: ReadonlyMap<string, string> = new Map(
   Object.entries(CLAUDE_TOOL_NAMES).map(([ion, claude]) => [claude, ion]),
 );
 
+/** The file tools whose `path` is Claude Code's `file_path`. */
+const FILE_PATH_TOOLS: readonly string[] = ["read_file", "write_file", "edit_file"];
+
+/** A call's input as Claude Code's hooks and permission callbacks read it: file tools' `path` also as `file_path`. */
+export function claudeToolInput(name: string, input: Record<string, unknown>): Record<string, unknown> {
+  return FILE_PATH_TOOLS.includes(name) && "path" in input ? { ...input, file_path: input.path } : input;
+}
+
+/** An input written in Claude Code's terms back in ion's: `file_path` is the file tools' `path`. */
+export function ionToolInput(name: string, input: Record<string, unknown>): Record<string, unknown> {
+  if (!FILE_PATH_TOOLS.includes(name) || !("file_path" in input)) return input;
+  const { file_path, ...rest } = input;
+  return { ...rest, path: file_path };
+}
+
 /** A name in ion's terms: Claude Code's names mapped, anything else as it is. */
 export function ionToolName(name: string): string {
   return ION_NAMES.get(name) ?? name;

@@ -123,3 +123,13 @@ test("a hook callback's answer is read as a command hook's JSON output", async (
     request: { subtype: "hook_callback", callback_id: "hook_0", tool_use_id: "call_9" },
   });
 });
+
+test("can_use_tool: a file tool's path is Claude Code's file_path both ways", async () => {
+  const { sdk, written, answer } = control();
+  const decided = sdk.approver()({ id: "w", name: "write_file", input: { path: "a.txt", content: "x" } });
+  await answer({ behavior: "allow", updatedInput: { file_path: "b.txt", content: "x" } });
+  expect(written[0]).toMatchObject({
+    request: { tool_name: "Write", input: { path: "a.txt", file_path: "a.txt", content: "x" } },
+  });
+  expect(await decided).toEqual({ decision: "allow", input: { path: "b.txt", content: "x" } });
+});
