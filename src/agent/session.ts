@@ -423,6 +423,7 @@ export class AgentSession {
       for (const { name, error } of await this.registry.close())
         this.options.notice(`warning: the tool ${name} did not close: ${messageOf(error)}`);
       await this.mcp?.close();
+      await this.sandbox.close();
     }
   }
 

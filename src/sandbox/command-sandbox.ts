@@ -4,7 +4,9 @@
  * command, so a chat's `/sandbox` change applies to the next command.
  */
 import { realpathSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { bindOrder, bwrapArgv } from "./bwrap.ts";
+import type { HostProxy } from "./proxy.ts";
 import { seatbeltArgv } from "./seatbelt.ts";
 import type { SandboxMode, SandboxNetwork, SessionSandbox } from "./types.ts";
 
@@ -28,7 +30,12 @@ function realDirs(dirs: readonly string[]): string[] {
   return bindOrder(out);
 }
 
+/** Where the bridge listens inside the sandbox's own network namespace (nothing else is there). */
+const BRIDGE_PORT = 3128;
+
 export class CommandSandbox {
+  private proxy: { key: string; dir: string; running: Promise<HostProxy> } | undefined;
+
   /** `cacheFile`: where detection keeps its answer, forgotten when bwrap turns out not to work. */
   constructor(
     private settings: SessionSandbox,
@@ -64,26 +71,71 @@ export class CommandSandbox {
    * The argv that runs `inner` in the sandbox, started in `cwd`, able to write `root` and the session's
    * writable directories (mode workspace-write). Unwrapped when not enforced.
    */
-  wrap(inner: string[], cwd: string, root: string): WrappedCommand {
+  async wrap(inner: string[], cwd: string, root: string): Promise<WrappedCommand> {
     const s = this.settings;
     if (!this.enforced || !s.path) return { argv: inner, env: {} };
     const dirs = realDirs([root, ...s.writable]);
     const writable = s.mode === "workspace-write" ? dirs : [];
+    const hosts = Array.isArray(s.network) && s.network.length > 0 ? s.network : undefined;
+    const proxy = hosts ? await this.hostProxy(hosts) : undefined;
+    const { proxyEnv, bridgeArgv } = proxy
+      ? await import("./bridge.ts")
+      : { proxyEnv: undefined, bridgeArgv: undefined };
     if (s.kind === "sandbox-exec") {
-      const network = s.network === true ? { kind: "all" as const } : { kind: "none" as const };
+      const network =
+        s.network === true
+          ? { kind: "all" as const }
+          : proxy
+            ? { kind: "proxy" as const, port: proxy.port }
+            : { kind: "none" as const };
       return {
         argv: seatbeltArgv(s.path, { writable, tmp: s.mode === "workspace-write", network }, inner),
-        env: {},
+        env: proxy && proxyEnv ? proxyEnv(proxy.port) : {},
       };
     }
+    // A host list: ion itself runs inside as the bridge from the sandbox's loopback to the proxy's socket.
+    const command = proxy && bridgeArgv ? bridgeArgv(proxy.socketPath, BRIDGE_PORT, inner) : inner;
     return {
       argv: bwrapArgv(
         s.path,
-        { writable, visible: s.mode === "read-only" ? dirs : [], isolateNetwork: s.network !== true, cwd },
-        inner,
+        {
+          writable,
+          visible: s.mode === "read-only" ? dirs : [],
+          isolateNetwork: s.network !== true,
+          cwd,
+          ...(proxy ? { extraBinds: [dirname(proxy.socketPath)] } : {}),
+        },
+        command,
       ),
-      env: {},
+      env: proxy && proxyEnv ? proxyEnv(BRIDGE_PORT) : {},
     };
+  }
+
+  /** The session's filtering proxy for these hosts, started on first use (again when the list changed). */
+  private async hostProxy(hosts: string[]): Promise<HostProxy> {
+    const key = hosts.join("\n");
+    if (this.proxy && this.proxy.key === key) return this.proxy.running;
+    await this.close();
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { startHostProxy } = await import("./proxy.ts");
+    const dir = mkdtempSync(join(tmpdir(), "ion-proxy-"));
+    const running = startHostProxy(hosts, dir);
+    this.proxy = { key, dir, running };
+    return running;
+  }
+
+  /** Stops the proxy, if one was started, and removes its directory. */
+  async close(): Promise<void> {
+    const proxy = this.proxy;
+    this.proxy = undefined;
+    if (!proxy) return;
+    try {
+      await (await proxy.running).close();
+    } finally {
+      const { rm } = await import("node:fs/promises");
+      await rm(proxy.dir, { recursive: true, force: true });
+    }
   }
 
   /** One line for the user: "bwrap · workspace-write · network off". */

@@ -222,7 +222,7 @@ async function runCommand(
 
   const sandbox = ctx.sandbox?.enforced && !outsideSandbox ? ctx.sandbox : undefined;
   const wrapped = sandbox
-    ? sandbox.wrap([shell(), "-c", command], ctx.cwd, ctx.cwd)
+    ? await sandbox.wrap([shell(), "-c", command], ctx.cwd, ctx.cwd)
     : { argv: [shell(), "-c", command], env: {} };
   let proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
   try {

@@ -120,6 +120,24 @@ describe.skipIf(!HAS_BWRAP)("bash in the sandbox (bwrap)", () => {
     }
   });
 
+  test("sandbox.network as a host list: a listed host is reached through ion's proxy, another is refused by name", async () => {
+    using box = new Sandbox();
+    await box.writeConfig({ sandbox: { network: ["127.0.0.1"] } });
+    const { init, outcomes } = await runCommands(box, [
+      { command: `curl -sS --max-time 5 http://127.0.0.1:${target.port}/` },
+      { command: `curl -sS --fail-with-body --max-time 5 http://localhost:${target.port}/` },
+      { command: `bun -e 'console.log(await (await fetch("http://127.0.0.1:${target.port}/")).text())'` },
+    ]);
+    expect(init.sandbox).toEqual({ type: "bwrap", mode: "workspace-write", network: ["127.0.0.1"] });
+    expect(parsed(outcomes[0]!)).toMatchObject({ stdout: "reached-the-host", exit_code: 0 });
+    const refused = parsed(outcomes[1]!);
+    expect(`${refused.stdout}${refused.stderr}`).toContain(
+      "ion sandbox: localhost is not in sandbox.network",
+    );
+    expect(refused.note).toContain("network: 127.0.0.1");
+    expect(parsed(outcomes[2]!)).toMatchObject({ stdout: "reached-the-host\n", exit_code: 0 });
+  });
+
   test("mode read-only denies a write inside the workspace; --sandbox off writes outside it", async () => {
     {
       using box = new Sandbox();

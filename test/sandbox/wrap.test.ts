@@ -71,17 +71,17 @@ describe("bwrap", () => {
     expect(bindOrder(["/a/b/c", "/a", "/x/y", "/a"])).toEqual(["/a", "/x/y", "/a/b/c"]);
   });
 
-  test("wrap binds the real workspace and the existing writable dirs; a missing one is skipped", () => {
+  test("wrap binds the real workspace and the existing writable dirs; a missing one is skipped", async () => {
     const root = mkdtempSync(join(tmpdir(), "ion-wrap-"));
     try {
       const allowed = join(root, "allowed");
       mkdirSync(allowed);
       const sandbox = new CommandSandbox({ ...BWRAP, writable: [allowed, join(root, "missing")] });
-      const { argv } = sandbox.wrap(["true"], root, root);
+      const { argv } = await sandbox.wrap(["true"], root, root);
       const binds = argv.flatMap((arg, i) => (arg === "--bind" ? [argv[i + 1]] : []));
       expect(binds).toEqual([realpathSync(root), realpathSync(allowed)]);
       sandbox.setMode("read-only");
-      const readOnly = sandbox.wrap(["true"], root, root).argv;
+      const readOnly = (await sandbox.wrap(["true"], root, root)).argv;
       expect(readOnly).not.toContain("--bind");
       expect(readOnly).toContain("--ro-bind");
     } finally {
@@ -89,11 +89,13 @@ describe("bwrap", () => {
     }
   });
 
-  test("mode off, or no mechanism: the command runs as it is", () => {
-    expect(new CommandSandbox({ ...BWRAP, mode: "off" }).wrap(["true"], "/", "/").argv).toEqual(["true"]);
+  test("mode off, or no mechanism: the command runs as it is", async () => {
+    expect((await new CommandSandbox({ ...BWRAP, mode: "off" }).wrap(["true"], "/", "/")).argv).toEqual([
+      "true",
+    ]);
     const none = new CommandSandbox({ ...BWRAP, kind: "none", reason: "bwrap is not installed" });
     expect(none.enforced).toBe(false);
-    expect(none.wrap(["true"], "/", "/").argv).toEqual(["true"]);
+    expect((await none.wrap(["true"], "/", "/")).argv).toEqual(["true"]);
     expect(describeSandbox(none.current)).toBe("no sandbox (bwrap is not installed)");
     expect(sandboxReport(none.current)).toEqual({ type: "none", mode: "off", network: true });
   });
