@@ -108,11 +108,8 @@ export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallReques
     const request = { ...call, input };
     if (allowedByReview || preapproved(policy, request)) return allowed;
     const answer = policy.approve ? await policy.approve({ id: call.id, name: call.name, input }) : "deny";
-    if (answer === "allow") return allowed;
-    if (typeof answer === "object")
-      return answer.decision === "allow"
-        ? { allow: true, input: answer.input }
-        : { allow: false, reason: answer.reason };
+    const verdict = answered(answer, allowed);
+    if (verdict) return verdict;
   }
   // Tell the model plainly so it stops retrying and reports what it wanted to do instead.
   const why =
@@ -125,6 +122,19 @@ export async function authorizeCall(policy: ApprovalPolicy, call: ToolCallReques
     allow: false,
     reason: `permission denied: ${call.name} was not run: ${why}. Do not retry it; tell the user what you wanted to do.`,
   };
+}
+
+/**
+ * What an approver's answer decides: "allow" runs the call as it is, an object (a program's
+ * `canUseTool`) allows with its input or denies with its message; undefined for a plain "deny", which
+ * gets ion's own wording.
+ */
+function answered(answer: Awaited<ReturnType<ApproveFn>>, allowed: Authorization): Authorization | undefined {
+  if (answer === "allow") return allowed;
+  if (typeof answer !== "object") return undefined;
+  return answer.decision === "allow"
+    ? { allow: true, input: answer.input }
+    : { allow: false, reason: answer.reason };
 }
 
 /**
@@ -147,11 +157,8 @@ async function authorizeOutsideSandbox(
       input: call.input,
       outsideSandbox: true,
     });
-    if (answer === "allow") return allowed;
-    if (typeof answer === "object")
-      return answer.decision === "allow"
-        ? { allow: true, input: answer.input }
-        : { allow: false, reason: answer.reason };
+    const verdict = answered(answer, allowed);
+    if (verdict) return verdict;
   }
   const why =
     mode === "read"

@@ -31,25 +31,30 @@ export async function sessionHooks(options: {
     | { hooks: Record<string, unknown>; runCallback: NonNullable<HooksContext["runCallback"]> }
     | undefined;
 }): Promise<HooksExtension[]> {
-  const { cwd, env, projectTrust, program } = options;
+  const { program } = options;
   const configured = await configuredHooks(options);
   if (!program || Object.keys(program.hooks).length === 0) return configured;
   const { hooksExtension } = await import("../hooks/extension.ts");
-  const { SessionStore } = await import("../history/store.ts");
-  const store = SessionStore.forDataDir(dataDir(env));
   return [
     ...configured,
-    hooksExtension([program.hooks], {
-      cwd,
-      env,
-      projectDir: projectTrust?.project.root ?? cwd,
-      transcriptPath: (id) => store.pathOf(id),
-      permissionMode: CLAUDE_MODES[options.mode],
-      notice: options.notice,
-      onResponse: options.onResponse,
-      runCallback: program.runCallback,
-    }),
+    hooksExtension([program.hooks], { ...(await hooksContext(options)), runCallback: program.runCallback }),
   ];
+}
+
+/** What both kinds of hooks are run with: where, for which session file, in which mode. */
+async function hooksContext(options: Parameters<typeof sessionHooks>[0]): Promise<HooksContext> {
+  const { cwd, env, projectTrust } = options;
+  const { SessionStore } = await import("../history/store.ts");
+  const store = SessionStore.forDataDir(dataDir(env));
+  return {
+    cwd,
+    env,
+    projectDir: projectTrust?.project.root ?? cwd,
+    transcriptPath: (id) => store.pathOf(id),
+    permissionMode: CLAUDE_MODES[options.mode],
+    notice: options.notice,
+    onResponse: options.onResponse,
+  };
 }
 
 async function configuredHooks(options: Parameters<typeof sessionHooks>[0]): Promise<HooksExtension[]> {
@@ -60,19 +65,7 @@ async function configuredHooks(options: Parameters<typeof sessionHooks>[0]): Pro
   if (projectTrust?.trusted) sources.push(...(projectTrust.project.hooks ?? []));
   if (!sources.some((source) => Object.keys(source).length > 0)) return [];
   const { hooksExtension } = await import("../hooks/extension.ts");
-  const { SessionStore } = await import("../history/store.ts");
-  const store = SessionStore.forDataDir(dataDir(env));
-  return [
-    hooksExtension(sources, {
-      cwd,
-      env,
-      projectDir: projectTrust?.project.root ?? cwd,
-      transcriptPath: (id) => store.pathOf(id),
-      permissionMode: CLAUDE_MODES[options.mode],
-      notice: options.notice,
-      onResponse: options.onResponse,
-    }),
-  ];
+  return [hooksExtension(sources, await hooksContext(options))];
 }
 
 /**
