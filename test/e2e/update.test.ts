@@ -5,7 +5,16 @@
  * beside it: a second real build would cost a minute and prove no more about the replacement.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { checksums } from "../../scripts/release.ts";
@@ -135,6 +144,28 @@ describe.if(BIN !== undefined && process.platform !== "win32")("ion update (buil
     expect(sha256(ws.ion)).toBe(before);
     expect(readdirSync(ws.bin)).toEqual(["ion"]);
   }, 30_000);
+
+  // Root may write anywhere: the refusal is seen by running ion as an unprivileged user (setpriv).
+  const SETPRIV = Bun.which("setpriv");
+  test.if(process.getuid?.() === 0 && SETPRIV !== null)(
+    "a directory the user cannot write (ion installed by root, run by another user): one line, nothing changed",
+    async () => {
+      using ws = new Workspace();
+      await ws.publish({ [ASSET]: fakeIon(NEXT), VERSION: `${NEXT}\n` });
+      chmodSync(ws.root, 0o755);
+      const before = sha256(ws.ion);
+      const nobody = [SETPRIV ?? "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ws.ion];
+      const run = await ws.run(["update"], nobody);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `ion: cannot write to ${ws.bin} (permission denied, EACCES), where ion is installed; nothing changed\n` +
+          "  hint: run ion update as the user who owns that directory, or reinstall with install.sh to a directory of yours\n",
+      );
+      expect(sha256(ws.ion)).toBe(before);
+      expect(readdirSync(ws.bin)).toEqual(["ion"]);
+    },
+    30_000,
+  );
 
   test("a release without this machine's asset: one line, nothing changed", async () => {
     using ws = new Workspace();
