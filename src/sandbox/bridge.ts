@@ -9,15 +9,29 @@
  *   → ["/usr/bin/env", "ION_SANDBOX_BRIDGE=/run/ion-x/proxy.sock:3128", "/usr/local/bin/ion", "bash", "-c", "curl …"]
  *   (from source: …, "/usr/bin/bun", "/path/to/src/main.ts", "bash", …)
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** The variable that starts ion in bridge mode: `<socket path>:<port>`. */
 export const BRIDGE_ENV = "ION_SANDBOX_BRIDGE";
 
+function compiled(): boolean {
+  return Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(Bun.main);
+}
+
 /** ion's own command line: the compiled binary, or bun with src/main.ts when run from source. */
 function ionArgv(): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(Bun.main);
-  return compiled ? [process.execPath] : [process.execPath, join(import.meta.dir, "..", "main.ts")];
+  return compiled() ? [process.execPath] : [process.execPath, join(import.meta.dir, "..", "main.ts")];
+}
+
+/**
+ * Directories the bridge's program lives in, to be bound read-only into the sandbox: under the host's
+ * /tmp (a checkout, an unpacked download) they would be hidden by the sandbox's own /tmp.
+ */
+export function bridgeDirs(): string[] {
+  const dirs = [dirname(process.execPath)];
+  // From source: the checkout, with src/ and node_modules/.
+  if (!compiled()) dirs.push(join(import.meta.dir, "..", ".."));
+  return dirs;
 }
 
 /** argv that, run inside the sandbox, listens on 127.0.0.1:port, forwards to socketPath, runs `inner`, exits with its status. */

@@ -78,9 +78,7 @@ export class CommandSandbox {
     const writable = s.mode === "workspace-write" ? dirs : [];
     const hosts = Array.isArray(s.network) && s.network.length > 0 ? s.network : undefined;
     const proxy = hosts ? await this.hostProxy(hosts) : undefined;
-    const { proxyEnv, bridgeArgv } = proxy
-      ? await import("./bridge.ts")
-      : { proxyEnv: undefined, bridgeArgv: undefined };
+    const bridge = proxy ? await import("./bridge.ts") : undefined;
     if (s.kind === "sandbox-exec") {
       const network =
         s.network === true
@@ -90,24 +88,27 @@ export class CommandSandbox {
             : { kind: "none" as const };
       return {
         argv: seatbeltArgv(s.path, { writable, tmp: s.mode === "workspace-write", network }, inner),
-        env: proxy && proxyEnv ? proxyEnv(proxy.port) : {},
+        env: proxy && bridge ? bridge.proxyEnv(proxy.port) : {},
       };
     }
     // A host list: ion itself runs inside as the bridge from the sandbox's loopback to the proxy's socket.
-    const command = proxy && bridgeArgv ? bridgeArgv(proxy.socketPath, BRIDGE_PORT, inner) : inner;
+    const command = proxy && bridge ? bridge.bridgeArgv(proxy.socketPath, BRIDGE_PORT, inner) : inner;
     return {
       argv: bwrapArgv(
         s.path,
         {
           writable,
-          visible: s.mode === "read-only" ? dirs : [],
+          visible: [
+            ...(s.mode === "read-only" ? dirs : []),
+            ...(bridge ? realDirs(bridge.bridgeDirs()) : []),
+          ],
           isolateNetwork: s.network !== true,
           cwd,
           ...(proxy ? { extraBinds: [dirname(proxy.socketPath)] } : {}),
         },
         command,
       ),
-      env: proxy && proxyEnv ? proxyEnv(BRIDGE_PORT) : {},
+      env: proxy && bridge ? bridge.proxyEnv(BRIDGE_PORT) : {},
     };
   }
 
