@@ -83,7 +83,7 @@ function isHelp(arg: string): boolean {
 /** `ion version` is `ion --version`; `ion help [COMMAND…]` is `ion [COMMAND…] --help`. */
 function spelledOut(argv: string[]): string[] {
   const [first, ...rest] = argv;
-  if (first === "version" && rest.length === 0) return ["--version"];
+  if ((first === "version" || first === "-v") && rest.length === 0) return ["--version"];
   if (first === "help") return rest.length === 0 ? ["--help"] : [...rest, "--help"];
   return argv;
 }

@@ -16,7 +16,8 @@ function exit(code: number): void {
 }
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V" || argv[0] === "version"))
+  // `-v` alone too, as Claude Code reads it: the Python Agent SDK checks its engine's version that way.
+  if (argv.length === 1 && ["--version", "-V", "-v", "version"].includes(argv[0] ?? ""))
     return writeFast(`ion ${VERSION_TEXT}\n`);
   const { dispatch } = await import("./cli.ts");
   return dispatch(argv, exit);

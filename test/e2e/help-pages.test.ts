@@ -124,6 +124,8 @@ describe("help pages", () => {
     expect(helpWord.code).toBe(0);
     expect(version).toEqual(versionFlag);
     expect(version.stdout).toMatch(/^ion \d+\.\d+\.\d+/);
+    // `-v` alone is the version, as Claude Code has it: the Python Agent SDK checks its engine with it.
+    expect(await box.run(["-v"])).toEqual(versionFlag);
     expect(helpRun).toEqual(runHelp);
     expect(helpRun.stdout).toContain("USAGE ion run");
     const nosuch = await box.run(["help", "nosuch"]);
