@@ -119,8 +119,12 @@ export async function sandboxCheck(config: Config, env: Env): Promise<Check> {
     );
   const { detectSandbox } = await import("../sandbox/detect.ts");
   const found = await detectSandbox(join(cacheDir(env), "sandbox.json"));
-  if (found.kind !== "none")
-    return check("sandbox", "sandbox", "ok", `${found.kind} (${found.path ?? "found"})`);
+  if (found.kind !== "none") {
+    const { networkWords } = await import("../sandbox/command-sandbox.ts");
+    const mode = config.sandbox?.mode ?? "workspace-write";
+    const network = networkWords(config.sandbox?.network ?? false);
+    return check("sandbox", "sandbox", "ok", `${found.kind} (${found.path ?? "found"}): ${mode}, ${network}`);
+  }
   const fix =
     process.platform === "linux"
       ? "install bubblewrap (apt install bubblewrap, dnf install bubblewrap); or sandbox.mode off to run commands unsandboxed on purpose"

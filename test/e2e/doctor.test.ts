@@ -109,7 +109,9 @@ describe("ion doctor", () => {
     expect(out.slice(5)).toEqual([
       "✓ terminal: stdout is not a terminal, no colour, TERM=xterm-256color, NO_COLOR set",
       `✓ data dir: ${box.dataDir} writable, 0 B (sessions 0 B, memory 0 B, index 0 B)`,
-      expect.stringMatching(/^(✓ sandbox: (bwrap|sandbox-exec) \(.+\)|! sandbox: none: .+ → .+)$/),
+      expect.stringMatching(
+        /^(✓ sandbox: (bwrap|sandbox-exec) \(.+\): workspace-write, network off|! sandbox: none: .+ → .+)$/,
+      ),
       "✓ MCP: no servers configured",
       expect.stringMatching(versionLine),
     ]);
