@@ -6,9 +6,10 @@
  * and mtime, the user, the kernel and its namespace settings): a session reads one small file instead.
  * Should a stale answer say yes where bwrap now fails, the command is not run and says why (denial.ts).
  */
-import { readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { messageOf } from "../util/error-text.ts";
+import { bwrapArgv } from "./bwrap.ts";
 import type { SandboxAvailability } from "./types.ts";
 
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -69,21 +70,8 @@ async function findCandidate(): Promise<Candidate | SandboxAvailability> {
   if (process.platform !== "linux") return { kind: "none", reason: `no sandbox on ${process.platform}` };
   const bwrap = Bun.which("bwrap", { PATH: process.env.PATH ?? "" });
   if (!bwrap) return { kind: "none", reason: "bwrap is not installed (the bubblewrap package)" };
-  const probe = [
-    bwrap,
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--unshare-net",
-    "--unshare-pid",
-    "--die-with-parent",
-    "--",
-    "true",
-  ];
+  // Exactly the namespaces and mounts a command gets (bwrap.ts), with nothing writable.
+  const probe = bwrapArgv(bwrap, { writable: [], isolateNetwork: true, cwd: "/" }, ["true"]);
   return { kind: "bwrap", path: bwrap, probe };
 }
 
@@ -115,7 +103,6 @@ function readCached(file: string, key: string): SandboxAvailability | undefined 
 
 async function writeCached(file: string, key: string, answer: SandboxAvailability): Promise<void> {
   try {
-    const { mkdirSync } = await import("node:fs");
     mkdirSync(dirname(file), { recursive: true });
     const { writeFileAtomic } = await import("../util/atomic-write.ts");
     await writeFileAtomic(file, `${JSON.stringify({ key, answer })}\n`);
