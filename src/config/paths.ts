@@ -27,10 +27,13 @@ export function homeDir(env: Env = process.env): string {
 }
 
 /** The home directory for display (`~/…`) and lookups that can do without one: undefined when none. */
-/** `~` and `~/x` in configured directories mean the user's home, as in a shell. */
-export function expandHome(dir: string): string {
+/**
+ * A directory as configured (`workspace.allow`, `--add-dir`) as an absolute path: `~` and `~/x` mean
+ * the user's home, as in a shell; a relative one is relative to `root`.
+ */
+export function configuredDir(root: string, dir: string): string {
   if (dir === "~") return homeDir();
-  return dir.startsWith("~/") ? join(homeDir(), dir.slice(2)) : dir;
+  return resolve(root, dir.startsWith("~/") ? join(homeDir(), dir.slice(2)) : dir);
 }
 
 export function homeDirIfKnown(env: Env = process.env): string | undefined {

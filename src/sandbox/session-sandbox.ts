@@ -3,8 +3,8 @@
  * the network, the writable directories, and the mechanism found on this machine. The probe runs in
  * parallel with the rest of the session's set-up and only when a mode other than off asks for it.
  */
-import { join, resolve } from "node:path";
-import { cacheDir, type Env, expandHome } from "../config/paths.ts";
+import { join } from "node:path";
+import { cacheDir, configuredDir, type Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { CommandSandbox } from "./command-sandbox.ts";
 import { detectSandbox } from "./detect.ts";
@@ -25,7 +25,7 @@ export async function openSessionSandbox(request: SandboxRequest): Promise<Comma
   const { config, cwd } = request;
   const mode = request.mode ?? config.sandbox?.mode ?? "workspace-write";
   const writable = [...(config.workspace?.allow ?? []), ...(request.addDirs ?? [])].map((dir) =>
-    resolve(cwd, expandHome(dir)),
+    configuredDir(cwd, dir),
   );
   const base = {
     mode,

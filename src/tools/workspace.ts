@@ -1,6 +1,6 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { expandHome } from "../config/paths.ts";
+import { configuredDir } from "../config/paths.ts";
 import { isInside } from "../util/project-file.ts";
 import { ToolInputError } from "./define.ts";
 
@@ -73,7 +73,7 @@ export function resolveInWorkspace(path: string, scope: WorkspaceScope): string 
   const target = realpathAllowMissing(resolve(scope.root, path));
   if (isInside(target, root)) return target;
   for (const dir of scope.allow) {
-    if (isInside(target, realpathAllowMissing(resolve(scope.root, expandHome(dir))))) return target;
+    if (isInside(target, realpathAllowMissing(configuredDir(scope.root, dir)))) return target;
   }
   throw new ToolInputError(
     `${path} is outside the workspace ${root}; file tools only reach the workspace and the directories in workspace.allow`,
