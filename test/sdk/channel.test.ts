@@ -1,33 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ControlChannel, type JsonObject } from "../../src/sdk/channel.ts";
-
-/** A stdin the test writes lines into, as the SDK writes them. */
-function pipe() {
-  const chunks: string[] = [];
-  let wake: (() => void) | undefined;
-  let closed = false;
-  const stdin: AsyncIterable<string> = {
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        const chunk = chunks.shift();
-        if (chunk !== undefined) yield chunk;
-        else if (closed) return;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
-  return {
-    stdin,
-    send(line: JsonObject) {
-      chunks.push(`${JSON.stringify(line)}\n`);
-      wake?.();
-    },
-    close() {
-      closed = true;
-      wake?.();
-    },
-  };
-}
+import { programStdin as pipe } from "../support/program-stdin.ts";
 
 function channel() {
   const written: JsonObject[] = [];

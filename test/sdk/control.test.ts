@@ -1,30 +1,17 @@
 import { expect, test } from "bun:test";
 import type { JsonObject } from "../../src/sdk/channel.ts";
 import { SdkControl } from "../../src/sdk/control.ts";
+import { programStdin } from "../support/program-stdin.ts";
 
 /** An SdkControl whose stdin the test writes, as the SDK would, and whose output it reads. */
 function control() {
   const written: JsonObject[] = [];
-  const lines: string[] = [];
-  let wake: (() => void) | undefined;
-  const stdin: AsyncIterable<string> = {
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        const line = lines.shift();
-        if (line !== undefined) yield line;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
+  const { stdin, send } = programStdin();
   const sdk = new SdkControl(
     (line) => written.push(line),
     () => {},
     stdin,
   );
-  const send = (line: JsonObject) => {
-    lines.push(`${JSON.stringify(line)}\n`);
-    wake?.();
-  };
   /** Answers ion's latest control request with `response`. */
   const answer = async (response: JsonObject) => {
     await Bun.sleep(5);

@@ -2,30 +2,17 @@ import { expect, test } from "bun:test";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ControlChannel, type JsonObject } from "../../src/sdk/channel.ts";
 import { ControlMcpTransport } from "../../src/sdk/mcp-transport.ts";
+import { programStdin } from "../support/program-stdin.ts";
 
 /** A channel whose stdin the test feeds with the program's answers. */
 function wired() {
   const written: JsonObject[] = [];
-  const lines: string[] = [];
-  let wake: (() => void) | undefined;
-  const stdin: AsyncIterable<string> = {
-    async *[Symbol.asyncIterator]() {
-      for (;;) {
-        const line = lines.shift();
-        if (line !== undefined) yield line;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    },
-  };
+  const { stdin, send: answer } = programStdin();
   const channel = new ControlChannel(
     (line) => written.push(line),
     () => {},
   );
   void channel.pump(stdin);
-  const answer = (line: JsonObject) => {
-    lines.push(`${JSON.stringify(line)}\n`);
-    wake?.();
-  };
   return { channel, written, answer };
 }
 
